@@ -1,0 +1,46 @@
+"""The small vocabulary every player speaks: a Limit in, a PlayResult out.
+
+Shared by in-process engines, the Piskvork brain and external brains driven over a pipe
+(python-chess style), so the match runner treats them all the same.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+UNLIMITED_MS = 2147483647
+
+
+@dataclass
+class Limit:
+    """How much a player may think for one move.
+
+    All times are in seconds (floats); None means "not limited by this". `turn_time` and
+    `time_left` follow the protocol: a per-move cap and what is left of the game clock.
+    `turn_time == 0` means "move as fast as possible".
+    """
+    turn_time: Optional[float] = None
+    time_left: Optional[float] = None
+    match_time: Optional[float] = None
+    nodes: Optional[int] = None
+    depth: Optional[int] = None
+    playouts: Optional[int] = None
+    max_memory: Optional[int] = None   # bytes; None/0 = default
+
+    @classmethod
+    def per_move(cls, seconds: float) -> "Limit":
+        return cls(turn_time=seconds)
+
+
+@dataclass
+class PlayResult:
+    """A move and what the player said about it.
+
+    `move` is (x, y) with x the column and y the row, 0-based, or None when the player
+    resigned or failed. `info` keys that are understood everywhere: depth, score (centi-
+    stones from the mover's view, or 'win'/'loss' strings for proven results), nodes,
+    time (s), pv (list of (x, y)), nps.
+    """
+    move: Optional[tuple[int, int]]
+    info: dict[str, Any] = field(default_factory=dict)
+    resigned: bool = False

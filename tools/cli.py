@@ -1,0 +1,49 @@
+"""`gomoku` command line: one click group; each subcommand lives in its own module.
+
+Subcommand modules are imported lazily so `gomoku --help` and the brain stay fast.
+"""
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# name -> (module, attribute, short help)
+_COMMANDS = {
+    "play": ("gomoku.tools.play_cmd", "play", "Play against the engine in the terminal."),
+    "match": ("gomoku.tools.match_cmd", "match", "Engine-vs-engine matches with Elo statistics."),
+    "bench": ("gomoku.tools.bench_cmd", "bench", "Benchmark the board core and search."),
+    "brain": ("gomoku.tools.brain_cmd", "brain", "Run the Piskvork protocol brain on stdin/stdout."),
+    "warmup": ("gomoku.tools.warmup_cmd", "warmup", "Compile and cache the numba core (run once after install)."),
+    "train": ("gomoku.tools.train_cmd", "train", "Self-play training of policy-value nets."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str):
+        spec = _COMMANDS.get(name)
+        if spec is None:
+            return None
+        module, attr, _ = spec
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith(module.rsplit(".", 1)[0]) and exc.name == module:
+                @click.command(name=name, help=spec[2] + " (not available in this build)")
+                def missing() -> None:
+                    raise click.ClickException(f"'{name}' is not available in this build")
+                return missing
+            raise
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="gomoku")
+def main() -> None:
+    """Gomoku / renju / caro engine: play, match, bench, brain, train."""
+
+
+if __name__ == "__main__":
+    main()
