@@ -1,0 +1,86 @@
+"""Elo / LOS / SPRT arithmetic against published cutechess numbers.
+
+Reference values:
+* cutechess's own unit test projects/lib/tests/sprt/tst_sprt.cpp (LLR and bounds, +-0.01).
+* cutechess-cli match reports quoted in public pull requests (JoAnnP38/Pedantic #8 and #10,
+  kelseyde/calvin-chess-engine #97, princesslana/princhess #265), printed to one decimal.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from gomoku.engine import stats
+
+
+@pytest.mark.parametrize(
+    "w,l,d,elo,err,los_pct,dr_pct",
+    [
+        (332, 316, 352, "5.6", "17.3", "73.5", "35.2"),       # Pedantic #8
+        (1342, 1317, 1341, "2.2", "8.8", "68.6", "33.5"),     # Pedantic #10
+        (540, 531, 1590, "1.2", "8.4", "60.8", "59.8"),       # calvin #97
+        (1216, 1199, 3939, "0.9", "5.3", "63.5", "62.0"),     # calvin #97
+        (65, 66, 69, "-1.7", "39.1", "46.5", "34.5"),         # princhess #265
+    ],
+)
+def test_elo_line_matches_cutechess_reports(w, l, d, elo, err, los_pct, dr_pct):
+    line = stats.elo_line(w, l, d)
+    assert line == f"Elo difference: {elo} +/- {err}, LOS: {los_pct} %, DrawRatio: {dr_pct} %"
+
+
+def test_score_line_format():
+    assert stats.score_line("A", "B", 332, 316, 352) == "Score of A vs B: 332 - 316 - 352  [0.508] 1000"
+
+
+def test_elo_hand_values():
+    # 60 % score -> -400*log10(1/0.6 - 1) = 70.437 Elo
+    assert stats.elo_diff(60, 40, 0) == pytest.approx(70.437, abs=1e-3)
+    assert stats.elo_diff(10, 10, 5) == pytest.approx(0.0)
+    assert stats.elo_diff(5, 0, 0) == math.inf
+    assert stats.elo_diff(0, 5, 0) == -math.inf
+    # symmetric
+    assert stats.elo_diff(30, 20, 7) == pytest.approx(-stats.elo_diff(20, 30, 7))
+    assert stats.elo_error(30, 20, 7) == pytest.approx(stats.elo_error(20, 30, 7))
+    # LOS 60-40: 0.5 + 0.5*erf(20/sqrt(2*100)) = 0.5 + 0.5*erf(sqrt 2) = 0.97725
+    assert stats.los(60, 40) == pytest.approx(0.977250, abs=1e-6)
+    assert stats.los(0, 0) == 0.5
+    assert stats.draw_ratio(1, 1, 2) == 0.5
+
+
+def test_phi_inv_accuracy():
+    assert stats._phi_inv(0.975) == pytest.approx(1.959963985, abs=1e-8)
+    assert stats._phi_inv(0.5) == pytest.approx(0.0, abs=1e-12)
+    assert stats._phi_inv(0.01) == pytest.approx(-2.326347874, abs=1e-8)
+
+
+@pytest.mark.parametrize(
+    "elo0,elo1,alpha,beta,w,l,d,llr,lb,ub",
+    [
+        (0.0, 10.0, 0.01, 0.01, 1477, 1351, 2942, 2.52, -4.6, 4.6),   # tst_sprt test1
+        (0.0, 10.0, 0.01, 0.01, 555, 555, 298, -0.74, -4.6, 4.6),     # tst_sprt test2
+    ],
+)
+def test_sprt_matches_cutechess_unit_test(elo0, elo1, alpha, beta, w, l, d, llr, lb, ub):
+    r = stats.sprt(w, l, d, elo0, elo1, alpha, beta)
+    assert r.llr == pytest.approx(llr, abs=0.01)
+    assert r.lower == pytest.approx(lb, abs=0.01)
+    assert r.upper == pytest.approx(ub, abs=0.01)
+    assert r.decision is None
+
+
+def test_sprt_bounds_and_decisions():
+    # cutechess prints "lbound -2.25, ubound 2.89" for alpha 0.05, beta 0.10
+    lo, hi = stats.sprt_bounds(0.05, 0.10)
+    assert (round(lo, 2), round(hi, 2)) == (-2.25, 2.89)
+    lo, hi = stats.sprt_bounds(0.05, 0.05)
+    assert (round(lo, 2), round(hi, 2)) == (-2.94, 2.94)
+    # a crushing score accepts H1, the reverse accepts H0
+    assert stats.sprt(300, 100, 100, 0, 10).decision == "H1"
+    assert stats.sprt(100, 300, 100, 0, 10).decision == "H0"
+    # no information until win, loss and draw all appear
+    assert stats.sprt(10, 0, 3, 0, 10).llr == 0.0
+    with pytest.raises(ValueError):
+        stats.sprt(1, 1, 1, 10, 0)
+    line = stats.sprt_line(stats.sprt(300, 100, 100, 0, 10))
+    assert line.startswith("SPRT: llr ") and line.endswith("H1 was accepted")
