@@ -1,0 +1,620 @@
+"""Game records: Piskvork `.psq` and SGF (`GM[4]`) read/write.
+
+`play` saves games with these, `match` writes a whole match into one SGF collection, and
+training reads them back, so every loader turns a malformed file into ONE clear `ValueError`
+line (never a traceback deep in a parser).
+
+Coordinates inside a `GameRecord` are the engine's: (x, y), 0-based, x = column from the
+left, y = row from the top; black moves first.
+
+Piskvork .psq (what Piskvork's `savePsq`/`openPsq` in PISKVORK.cpp do, and what Gomocup
+game archives contain)::
+
+    Piskvorky 20x20, 11:11, 0      width x height, the two players' levels, who started
+    10,10,1234                     one line per move: x,y,time_ms -- 1-BASED coordinates
+    11,9,890
+    pbrain-a.exe                   optional: first player's name (written in tournaments)
+    pbrain-b.exe                   optional: second player's name
+    -1                             optional: Piskvork's end code
+
+Why 1-based: Piskvork's board squares carry a one-cell border, its internal `p->x`/`p->y`
+run from 1, `savePsq` prints them unchanged for .psq (it subtracts 1 only for the old
+`.rec` format) and `openPsq` does `i--, j--` before `Square(i, j)` when it reads a .psq.
+So the file's `1,1` is our (0, 0). Piskvork stops reading moves at the first line that is
+not `int,int[,int]`, then reads two name lines; anything else after the moves is ignored.
+We do the same, and keep the trailing name lines and the end code.
+
+A .psq has no field for the rule or the result. `load_psq` takes the rule as an argument
+(default freestyle) and infers the winner by replaying the moves under that rule; SGF is
+the lossless format (rule in RU[], result in RE[], reason in GC[]).
+
+SGF (FF[4], GM[4] = Gomoku/Renju in the SGF spec)::
+
+    (;FF[4]GM[4]CA[UTF-8]AP[gomoku]SZ[15]RU[renju]PB[Human]PW[gomoku L3]DT[2026-01-01]
+      RE[B+]GC[five];B[hh];W[ih];B[hi])
+
+x and y are letters a.. (SGF's origin is top-left, like ours), `SZ[w:h]` for non-square
+boards, `RE` uses SGF result codes (B+ / W+ with R = resign, T = time, F = forfeit; 0 =
+draw; ? = unknown). Milliseconds used per move, when known, ride on each move node in the
+private property XT[ms] (FF[4] has none for time used). A file may hold several games (a collection): `from_sgf_string` returns
+them all; the main line (first variation) of each game is read.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Sequence, Union
+
+from gomoku.engine.rules import Rule, parse_rule
+
+Move = tuple[int, int]
+PathLike = Union[str, "os.PathLike[str]"]
+
+EMPTY, BLACK, WHITE = 0, 1, 2
+
+RESULT_BLACK = "1-0"
+RESULT_WHITE = "0-1"
+RESULT_DRAW = "1/2-1/2"
+_RESULTS = (RESULT_BLACK, RESULT_WHITE, RESULT_DRAW)
+
+MAX_SIDE = 52   # SGF coordinates a..z A..Z
+
+# SGF result suffixes <-> our reason words
+_REASON_TO_SGF = {"resign": "R", "time": "T", "timeout": "T", "forfeit": "F", "foul": "F",
+                  "illegal": "F", "crash": "F"}
+_SGF_TO_REASON = {"R": "resign", "RESIGN": "resign", "T": "time", "TIME": "time",
+                  "F": "forfeit", "FORFEIT": "forfeit"}
+
+
+@dataclass
+class GameRecord:
+    """One game: board geometry, rule, moves in order (black first) and how it ended.
+
+    `result` is '1-0' (black won), '0-1' (white won), '1/2-1/2' or None (unfinished or
+    unknown); `winner` says the same as 0/BLACK/WHITE (0 for a draw AND for no result, so
+    read `result` to tell them apart). `times` is milliseconds per move (same length as
+    `moves`) or None. `extra` keeps what a file carried that has no field here (unknown SGF
+    root properties under their SGF names, `psq_code`, `psq_levels`).
+    """
+    width: int = 15
+    height: int = 15
+    rule: Rule = Rule.FREESTYLE
+    moves: list[Move] = field(default_factory=list)
+    result: Optional[str] = None
+    winner: int = 0
+    reason: str = ""
+    black: str = ""
+    white: str = ""
+    date: str = ""
+    times: Optional[list[int]] = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def finish(self, winner: int, reason: str = "") -> None:
+        """Set result/winner/reason together so they cannot disagree."""
+        if winner not in (EMPTY, BLACK, WHITE):
+            raise ValueError(f"winner must be 0, 1 or 2, not {winner!r}")
+        self.winner = winner
+        self.result = {BLACK: RESULT_BLACK, WHITE: RESULT_WHITE, EMPTY: RESULT_DRAW}[winner]
+        self.reason = reason
+
+    def validate(self) -> None:
+        """Raise ValueError (one line) unless sizes, moves, times and result are consistent."""
+        if not (1 <= self.width <= MAX_SIDE and 1 <= self.height <= MAX_SIDE):
+            raise ValueError(f"board size {self.width}x{self.height} out of range 1..{MAX_SIDE}")
+        seen: set[Move] = set()
+        for i, mv in enumerate(self.moves, 1):
+            try:
+                x, y = mv
+                x, y = int(x), int(y)
+            except (TypeError, ValueError):
+                raise ValueError(f"move {i} is not an (x, y) pair: {mv!r}") from None
+            if not (0 <= x < self.width and 0 <= y < self.height):
+                raise ValueError(f"move {i} ({x},{y}) is off the {self.width}x{self.height} board")
+            if (x, y) in seen:
+                raise ValueError(f"move {i} ({x},{y}) is on an occupied cell")
+            seen.add((x, y))
+        if self.times is not None and len(self.times) != len(self.moves):
+            raise ValueError(f"{len(self.times)} move times for {len(self.moves)} moves")
+        if self.result is not None and self.result not in _RESULTS:
+            raise ValueError(f"result must be one of {', '.join(_RESULTS)} or None, not {self.result!r}")
+        expected = {None: None, RESULT_BLACK: BLACK, RESULT_WHITE: WHITE, RESULT_DRAW: EMPTY}[self.result]
+        if expected is not None and self.winner != expected:
+            raise ValueError(f"winner {self.winner} disagrees with result {self.result}")
+
+    def color_of(self, index: int) -> int:
+        """Colour of the stone played as move `index` (0-based): black plays the even ones."""
+        return BLACK if index % 2 == 0 else WHITE
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def infer_result(rec: GameRecord) -> bool:
+    """Set rec's result if the last move completed a winning line (under rec.rule) or filled the board.
+
+    Returns True when a result was set. Needs the engine's Board; a game whose moves run on
+    past an earlier win (possible under another rule than the file was played with) is left
+    without a result rather than guessed at.
+    """
+    from gomoku.engine.board import Board  # local: records stay importable without numba warm-up
+
+    try:
+        board = Board(rec.width, rec.height, rule=rec.rule)
+        for x, y in rec.moves:
+            board.play(x, y)
+    except Exception:  # noqa: BLE001 - any refusal means "cannot tell", not an error in the file
+        return False
+    if board.winner:
+        rec.finish(int(board.winner), "five")
+        return True
+    if board.is_full():
+        rec.finish(EMPTY, "board full")
+        return True
+    return False
+
+
+def _read_text(path: PathLike) -> str:
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: is a directory") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")   # old Piskvork files carry Windows-1250/1252 brain names
+
+
+def _write_text(path: PathLike, text: str) -> None:
+    """Write atomically so a crash never leaves half a record behind."""
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
+
+
+def _today() -> str:
+    return _dt.date.today().isoformat()
+
+
+# ----------------------------------------------------------------------------- Piskvork .psq
+
+_PSQ_HEADER = re.compile(r"^\s*Piskvorky\s+(\d+)\s*x\s*(\d+)\s*,\s*(-?\d+)\s*:\s*(-?\d+)\s*,\s*(-?\d+)\s*$",
+                         re.IGNORECASE)
+_PSQ_MOVE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?$")
+_INT_LINE = re.compile(r"^\s*-?\d+\s*$")
+
+
+def psq_string(rec: GameRecord) -> str:
+    """The .psq text for rec (see the module docstring for the layout)."""
+    rec.validate()
+    levels = rec.extra.get("psq_levels", "11:11")
+    if not re.fullmatch(r"-?\d+:-?\d+", levels):
+        levels = "11:11"
+    lines = [f"Piskvorky {rec.width}x{rec.height}, {levels}, 0"]
+    times = rec.times or [0] * len(rec.moves)
+    for (x, y), t in zip(rec.moves, times):
+        lines.append(f"{x + 1},{y + 1},{max(0, int(t))}")
+    if rec.black or rec.white:
+        # Piskvork reads exactly two name lines after the moves; a name that looked like a
+        # move or was empty would shift them, so neutralise those cases.
+        for name, fallback in ((rec.black, "homo-1"), (rec.white, "homo-2")):
+            name = " ".join(name.split()) or fallback
+            if _PSQ_MOVE.match(name) or _INT_LINE.match(name):
+                name = "player " + name
+            lines.append(name)
+    code = rec.extra.get("psq_code", "-1")
+    lines.append(code if _INT_LINE.match(code) else "-1")
+    return "\n".join(lines) + "\n"
+
+
+def parse_psq(text: str, rule: Rule = Rule.FREESTYLE, source: str = "psq") -> GameRecord:
+    """Parse .psq text; trailing names / end code / blank lines are tolerated and kept."""
+    lines = text.splitlines()
+    first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    if first is None:
+        raise ValueError(f"{source}: empty file, expected a 'Piskvorky WxH, a:b, c' header")
+    m = _PSQ_HEADER.match(lines[first])
+    if not m:
+        raise ValueError(f"{source}: line {first + 1}: expected 'Piskvorky WxH, a:b, c', got {lines[first].strip()[:40]!r}")
+    width, height = int(m.group(1)), int(m.group(2))
+    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
+        raise ValueError(f"{source}: board size {width}x{height} out of range 1..{MAX_SIDE}")
+    rec = GameRecord(width=width, height=height, rule=Rule(rule), times=[])
+    rec.extra["psq_levels"] = f"{m.group(3)}:{m.group(4)}"
+    starter = int(m.group(5))
+    seen: set[Move] = set()
+    i = first + 1
+    while i < len(lines):
+        ln = lines[i]
+        if not ln.strip():
+            i += 1
+            continue
+        mm = _PSQ_MOVE.match(ln)
+        if not mm or (mm.group(3) is None and _INT_LINE.match(ln)):
+            break
+        x, y = int(mm.group(1)) - 1, int(mm.group(2)) - 1
+        if not (0 <= x < width and 0 <= y < height):
+            raise ValueError(f"{source}: line {i + 1}: move {ln.strip()} is off the {width}x{height} board "
+                             f"(.psq coordinates are 1-based)")
+        if (x, y) in seen:
+            raise ValueError(f"{source}: line {i + 1}: move {ln.strip()} is on an occupied cell")
+        seen.add((x, y))
+        rec.moves.append((x, y))
+        rec.times.append(int(mm.group(3) or 0))
+        i += 1
+    trailer = [ln.strip() for ln in lines[i:] if ln.strip()]
+    names = []
+    while trailer and not _INT_LINE.match(trailer[0]) and len(names) < 2:
+        names.append(trailer.pop(0))
+    if trailer and _INT_LINE.match(trailer[0]):
+        rec.extra["psq_code"] = trailer.pop(0)
+    if trailer:
+        rec.extra["psq_trailer"] = "\n".join(trailer)
+    if len(names) == 2:
+        # Names are written as (first player, second player) of the manager; the header's
+        # last field says which of the two made the first (black) move.
+        if starter == 1:
+            names.reverse()
+        rec.black, rec.white = (n for n in names)
+        for attr in ("black", "white"):
+            if getattr(rec, attr).lower().startswith("homo-"):
+                setattr(rec, attr, "human")
+    elif names:
+        rec.extra["psq_names"] = "\n".join(names)
+    infer_result(rec)
+    return rec
+
+
+def save_psq(path: PathLike, rec: GameRecord) -> None:
+    """Write rec as a Piskvork .psq file (rule and result are not representable there)."""
+    _write_text(path, psq_string(rec))
+
+
+def load_psq(path: PathLike, rule: Rule = Rule.FREESTYLE) -> GameRecord:
+    """Read a .psq file; `rule` is needed because the format does not store it."""
+    return parse_psq(_read_text(path), rule=rule, source=str(path))
+
+
+# ----------------------------------------------------------------------------- SGF
+
+_SGF_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_MANAGED = {"FF", "GM", "CA", "AP", "SZ", "RU", "PB", "PW", "DT", "RE", "GC", "B", "W", "BL", "WL"}
+
+
+def _sgf_escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def _sgf_point(x: int, y: int) -> str:
+    return _SGF_LETTERS[x] + _SGF_LETTERS[y]
+
+
+def _sgf_result(rec: GameRecord) -> Optional[str]:
+    if rec.result is None:
+        return None
+    if rec.result == RESULT_DRAW:
+        return "0"
+    side = "B" if rec.result == RESULT_BLACK else "W"
+    return f"{side}+{_REASON_TO_SGF.get(rec.reason.lower(), '')}"
+
+
+def sgf_game_string(rec: GameRecord) -> str:
+    """One game as an SGF GameTree `(;...)`."""
+    rec.validate()
+    size = str(rec.width) if rec.width == rec.height else f"{rec.width}:{rec.height}"
+    props = [("FF", "4"), ("GM", "4"), ("CA", "UTF-8"), ("AP", "gomoku"), ("SZ", size),
+             ("RU", Rule(rec.rule).label)]
+    if rec.black:
+        props.append(("PB", rec.black))
+    if rec.white:
+        props.append(("PW", rec.white))
+    props.append(("DT", rec.date or _today()))
+    re_value = _sgf_result(rec)
+    if re_value is not None:
+        props.append(("RE", re_value))
+    if rec.reason:
+        props.append(("GC", rec.reason))
+    for key, value in rec.extra.items():
+        if re.fullmatch(r"[A-Z]{1,8}", key) and key not in _MANAGED:
+            props.append((key, str(value)))
+    out = ["(;" + "".join(f"{k}[{_sgf_escape(v)}]" for k, v in props)]
+    node_props: list[str] = []
+    for i, (x, y) in enumerate(rec.moves):
+        colour = "B" if i % 2 == 0 else "W"
+        node = f";{colour}[{_sgf_point(x, y)}]"
+        if rec.times is not None:
+            # FF[4] has no "time used for this move" property (BL/WL are time LEFT), so the
+            # ms go into a private property; SGF editors must keep unknown properties.
+            node += f"XT[{int(rec.times[i])}]"
+        node_props.append(node)
+    # a few moves per line keeps files diff-able and lines short
+    for j in range(0, len(node_props), 10):
+        out.append("".join(node_props[j:j + 10]))
+    return "\n".join(out) + ")\n"
+
+
+def to_sgf_string(recs: Union[GameRecord, Iterable[GameRecord]]) -> str:
+    """SGF text for one game or a collection of games (one GameTree each)."""
+    if isinstance(recs, GameRecord):
+        recs = [recs]
+    return "".join(sgf_game_string(r) for r in recs)
+
+
+class _SgfParser:
+    """Just enough of SGF FF[4]: collections, nodes, properties, escapes, variations.
+
+    Returns for each game the list of nodes of its main line (first variation at every
+    branch), each node a dict ident -> list of raw values.
+    """
+
+    def __init__(self, text: str, source: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.source = source
+
+    def error(self, msg: str) -> ValueError:
+        line = self.text.count("\n", 0, self.pos) + 1
+        return ValueError(f"{self.source}: line {line}: {msg}")
+
+    def skip_ws(self) -> None:
+        t, n = self.text, len(self.text)
+        while self.pos < n and t[self.pos].isspace():
+            self.pos += 1
+
+    def collection(self) -> list[list[dict[str, list[str]]]]:
+        games = []
+        self.skip_ws()
+        start = self.text.find("(", self.pos)
+        if start < 0:
+            raise self.error("no SGF game found (expected '(;')")
+        self.pos = start     # tolerate leading junk (mail headers etc.), as SGF readers do
+        while True:
+            self.skip_ws()
+            if self.pos >= len(self.text):
+                break
+            if self.text[self.pos] != "(":
+                raise self.error(f"expected '(' to start a game, got {self.text[self.pos]!r}")
+            games.append(self.game_tree())
+        return games
+
+    def game_tree(self) -> list[dict[str, list[str]]]:
+        assert self.text[self.pos] == "("
+        self.pos += 1
+        nodes: list[dict[str, list[str]]] = []
+        self.skip_ws()
+        if self.pos >= len(self.text) or self.text[self.pos] != ";":
+            raise self.error("a game tree must start with a node ';'")
+        while True:
+            self.skip_ws()
+            if self.pos >= len(self.text):
+                raise self.error("unexpected end of file: missing ')'")
+            c = self.text[self.pos]
+            if c == ";":
+                self.pos += 1
+                nodes.append(self.node())
+            elif c == "(":
+                # variations: the first one is the main line; skip the others
+                nodes.extend(self.game_tree())
+                self.skip_ws()
+                while self.pos < len(self.text) and self.text[self.pos] == "(":
+                    self.game_tree()
+                    self.skip_ws()
+                if self.pos >= len(self.text) or self.text[self.pos] != ")":
+                    raise self.error("expected ')' after variations")
+                self.pos += 1
+                return nodes
+            elif c == ")":
+                self.pos += 1
+                return nodes
+            else:
+                raise self.error(f"unexpected {c!r} between nodes")
+
+    def node(self) -> dict[str, list[str]]:
+        props: dict[str, list[str]] = {}
+        while True:
+            self.skip_ws()
+            start = self.pos
+            while self.pos < len(self.text) and self.text[self.pos].isalpha():
+                self.pos += 1
+            ident = self.text[start:self.pos]
+            if not ident:
+                return props
+            # FF[3] allowed lowercase letters inside identifiers (e.g. 'AddBlack'): keep capitals
+            ident = "".join(ch for ch in ident if ch.isupper())
+            values = []
+            self.skip_ws()
+            if self.pos >= len(self.text) or self.text[self.pos] != "[":
+                raise self.error(f"property {ident or start!s} has no value")
+            while self.pos < len(self.text) and self.text[self.pos] == "[":
+                values.append(self.value())
+                self.skip_ws()
+            props.setdefault(ident, []).extend(values)
+
+    def value(self) -> str:
+        self.pos += 1  # '['
+        out = []
+        t, n = self.text, len(self.text)
+        while self.pos < n:
+            c = t[self.pos]
+            if c == "\\":
+                self.pos += 1
+                if self.pos < n:
+                    nxt = t[self.pos]
+                    if nxt == "\n":        # soft line break
+                        pass
+                    elif nxt == "\r":
+                        if self.pos + 1 < n and t[self.pos + 1] == "\n":
+                            self.pos += 1
+                    else:
+                        out.append(nxt)
+                    self.pos += 1
+                continue
+            if c == "]":
+                self.pos += 1
+                return "".join(out)
+            out.append(c)
+            self.pos += 1
+        raise self.error("unexpected end of file inside a property value (missing ']')")
+
+
+def _parse_sgf_point(value: str, width: int, height: int, where: str) -> Move:
+    v = value.strip()
+    if v == "" or (v == "tt" and max(width, height) <= 19):
+        raise ValueError(f"{where}: passes are not allowed in gomoku records")
+    if len(v) != 2 or v[0] not in _SGF_LETTERS or v[1] not in _SGF_LETTERS:
+        raise ValueError(f"{where}: bad move coordinate [{value}] (expected two letters like 'hh')")
+    x, y = _SGF_LETTERS.index(v[0]), _SGF_LETTERS.index(v[1])
+    if not (0 <= x < width and 0 <= y < height):
+        raise ValueError(f"{where}: move [{value}] is off the {width}x{height} board")
+    return x, y
+
+
+def _game_from_nodes(nodes: list[dict[str, list[str]]], source: str) -> GameRecord:
+    root = nodes[0] if nodes else {}
+
+    def one(ident: str, default: Optional[str] = None) -> Optional[str]:
+        vals = root.get(ident)
+        return vals[0] if vals else default
+
+    gm = one("GM")
+    if gm is not None and gm.strip() != "4":
+        name = {"1": "Go", "2": "Othello", "3": "chess"}.get(gm.strip(), f"game type {gm.strip()}")
+        raise ValueError(f"{source}: GM[{gm.strip()}] is {name}, not Gomoku (GM[4])")
+    size = (one("SZ") or "15").strip()
+    m = re.fullmatch(r"(\d+)(?:\s*:\s*(\d+))?", size)
+    if not m:
+        raise ValueError(f"{source}: bad board size SZ[{size}] (expected SZ[15] or SZ[20:15])")
+    width = int(m.group(1))
+    height = int(m.group(2)) if m.group(2) else width
+    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
+        raise ValueError(f"{source}: board size {width}x{height} out of range 1..{MAX_SIDE}")
+    rule_text = one("RU")
+    rule = Rule.FREESTYLE
+    if rule_text is not None and rule_text.strip():
+        try:
+            rule = parse_rule(rule_text.strip())
+        except ValueError:
+            raise ValueError(f"{source}: unknown rule RU[{rule_text.strip()}] "
+                             f"(use freestyle, standard, renju, caro or caro5)") from None
+    rec = GameRecord(width=width, height=height, rule=rule)
+    rec.black = (one("PB") or "").strip()
+    rec.white = (one("PW") or "").strip()
+    rec.date = (one("DT") or "").strip()
+    rec.reason = (one("GC") or "").strip()
+    result = (one("RE") or "").strip()
+    if result:
+        up = result.upper()
+        if up in ("0", "DRAW", "JIGO"):
+            rec.finish(EMPTY, rec.reason or "draw")
+        elif up[:2] in ("B+", "W+"):
+            how = _SGF_TO_REASON.get(up[2:].strip(), "")
+            rec.finish(BLACK if up[0] == "B" else WHITE, rec.reason or how or ("five" if not up[2:] else up[2:]))
+        elif up in ("?", "VOID"):
+            pass
+        else:
+            raise ValueError(f"{source}: bad result RE[{result}] (expected B+, W+R, 0, ? ...)")
+    for key, vals in root.items():
+        if key not in _MANAGED and key not in ("AB", "AW", "AE", "PL") and vals:
+            rec.extra[key] = vals[0]
+    if any(k in root for k in ("AB", "AW")):
+        raise ValueError(f"{source}: setup stones (AB/AW) are not supported; record the opening as moves")
+    times: list[int] = []
+    has_times = False
+    seen: set[Move] = set()
+    for n_index, node in enumerate(nodes):
+        colours = [c for c in ("B", "W") if c in node]
+        if not colours:
+            if n_index > 0 and any(k in node for k in ("AB", "AW")):
+                raise ValueError(f"{source}: setup stones (AB/AW) are not supported; record the opening as moves")
+            continue
+        if len(colours) == 2 or len(node[colours[0]]) != 1:
+            raise ValueError(f"{source}: node {n_index} holds more than one move")
+        colour = colours[0]
+        expected = "B" if len(rec.moves) % 2 == 0 else "W"
+        where = f"{source}: move {len(rec.moves) + 1}"
+        if colour != expected:
+            raise ValueError(f"{where}: {colour}[{node[colour][0]}] but it is {expected}'s turn "
+                             f"(colours must alternate, black first)")
+        mv = _parse_sgf_point(node[colour][0], width, height, where)
+        if mv in seen:
+            raise ValueError(f"{where}: [{node[colour][0]}] is on an occupied cell")
+        seen.add(mv)
+        rec.moves.append(mv)
+        t = node.get("XT")
+        if t and re.fullmatch(r"\s*\d+\s*", t[0]):
+            has_times = True
+            times.append(int(t[0]))
+        else:
+            times.append(0)
+    if has_times:
+        rec.times = times
+    return rec
+
+
+def from_sgf_string(text: str, source: str = "sgf") -> list[GameRecord]:
+    """Every game in an SGF collection, in file order."""
+    games = _SgfParser(text, source).collection()
+    if not games:
+        raise ValueError(f"{source}: no SGF game found (expected '(;')")
+    return [_game_from_nodes(nodes, f"{source} game {i + 1}" if len(games) > 1 else source)
+            for i, nodes in enumerate(games)]
+
+
+def save_sgf(path: PathLike, recs: Union[GameRecord, Sequence[GameRecord]]) -> None:
+    """Write one game, or a collection, to an SGF file (replacing it)."""
+    _write_text(path, to_sgf_string(recs))
+
+
+def append_sgf(path: PathLike, rec: GameRecord) -> None:
+    """Add one game to an SGF collection file (created if missing): what a match does per game."""
+    text = to_sgf_string(rec)
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
+
+
+def load_sgf_all(path: PathLike) -> list[GameRecord]:
+    """All games of an SGF file."""
+    return from_sgf_string(_read_text(path), source=str(path))
+
+
+def load_sgf(path: PathLike) -> GameRecord:
+    """The first (usually only) game of an SGF file."""
+    return load_sgf_all(path)[0]
+
+
+# ----------------------------------------------------------------------------- by extension
+
+def _kind(path: PathLike) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix == ".psq":
+        return "psq"
+    if suffix == ".sgf":
+        return "sgf"
+    raise ValueError(f"{path}: unknown record type {suffix or '(no extension)'!r}; use .sgf or .psq")
+
+
+def save(path: PathLike, rec: GameRecord) -> None:
+    """Save rec as .sgf or .psq, chosen by the file extension."""
+    if _kind(path) == "psq":
+        save_psq(path, rec)
+    else:
+        save_sgf(path, rec)
+
+
+def load(path: PathLike, rule: Optional[Rule] = None) -> GameRecord:
+    """Load a .sgf (first game) or .psq record; `rule` is used for .psq, which lacks one."""
+    if _kind(path) == "psq":
+        return load_psq(path, rule=Rule.FREESTYLE if rule is None else Rule(rule))
+    return load_sgf(path)
