@@ -1,0 +1,463 @@
+"""The numba board core: padded cells, line keys, incremental patterns, Zobrist hash.
+
+State lives in a `BoardState` namedtuple of plain numpy arrays so every jitted function
+(move/undo here, threat search and alpha-beta elsewhere) can take it as one argument and
+run without Python objects. Scalars live in `meta` so they are mutable in place.
+
+Layout: cell (x, y) has index (y + PAD) * stride + x + PAD with stride = width + PAD.
+The PAD wall columns between rows and PAD wall rows above and below mean a step of up to
+five cells in any direction from a board cell never leaves the array or wraps onto the
+board, so hot loops need no bounds checks.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .patterns import EMPTY, BLACK, WHITE, WALL, pattern_tables  # noqa: F401
+
+PAD = 5
+MIN_SIZE, MAX_SIZE = 5, 22
+
+# meta slots
+M_WIDTH, M_HEIGHT, M_STRIDE, M_RULE, M_COUNT, M_TOMOVE, M_WINNER, M_EMPTY = range(8)
+META_LEN = 8
+
+# cell classes from the four line patterns of one colour (weakest to strongest)
+C_NONE, C_WEAK, C_F2, C_B3, C_F2X2, C_F3, C_B4, C_F3X2, C_B4F3, C_F4, C_FIVE = range(11)
+NUM_CLASSES = 11
+CLASS_NAMES = ("NONE", "WEAK", "F2", "B3", "F2X2", "F3", "B4", "F3X2", "B4F3", "F4", "FIVE")
+
+# move-ordering / evaluation score of a single line pattern (index = pattern id)
+LINE_SCORE = np.array([0, 0, 1, 3, 6, 16, 20, 60, 80, 900, 20000], dtype=np.int32)
+# extra score for the combination class of a cell
+CLASS_BONUS = np.array([0, 0, 0, 0, 10, 0, 0, 400, 600, 1000, 0], dtype=np.int32)
+
+
+class BoardState(NamedTuple):
+    cells: np.ndarray     # int8[N]: EMPTY/BLACK/WHITE/WALL
+    keys: np.ndarray      # int32[4, N]: 20-bit neighbour key per direction
+    pat: np.ndarray       # uint8[2, 4, N]: line pattern per colour and direction (empty cells)
+    cls: np.ndarray       # uint8[2, N]: combined class per colour (empty cells)
+    score: np.ndarray     # int32[2, N]: pattern score per colour (empty cells)
+    counts: np.ndarray    # int32[2, NUM_CLASSES]: empty board cells per colour and class
+    near: np.ndarray      # int16[N]: stones within the 5x5 square around the cell
+    moves: np.ndarray     # int32[max moves]: cell index of each move played
+    zobrist: np.ndarray   # uint64[3, N]
+    hashv: np.ndarray     # uint64[1]
+    meta: np.ndarray      # int64[META_LEN]
+    steps: np.ndarray     # int64[4]: index step of each direction
+    tables: np.ndarray    # uint8[2**20]: packed pattern table of the rule (black low nibble)
+
+
+def cell_index(x: int, y: int, width: int) -> int:
+    return (y + PAD) * (width + PAD) + x + PAD
+
+
+def new_state(width: int, height: int, rule: int) -> BoardState:
+    """An empty board; raises ValueError for sizes outside MIN_SIZE..MAX_SIZE."""
+    if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):
+        raise ValueError(f"board size {width}x{height} not supported (sides {MIN_SIZE}..{MAX_SIZE})")
+    stride = width + PAD
+    n = (height + 2 * PAD + 1) * stride
+    cells = np.full(n, WALL, dtype=np.int8)
+    for y in range(height):
+        start = (y + PAD) * stride + PAD
+        cells[start:start + width] = EMPTY
+    rng = np.random.default_rng(0x5EED_600D)
+    zob = rng.integers(0, np.iinfo(np.uint64).max, size=(3, n), dtype=np.uint64, endpoint=True)
+    st = BoardState(
+        cells=cells,
+        keys=np.zeros((4, n), dtype=np.int32),
+        pat=np.zeros((2, 4, n), dtype=np.uint8),
+        cls=np.zeros((2, n), dtype=np.uint8),
+        score=np.zeros((2, n), dtype=np.int32),
+        counts=np.zeros((2, NUM_CLASSES), dtype=np.int32),
+        near=np.zeros(n, dtype=np.int16),
+        moves=np.zeros(width * height + 1, dtype=np.int32),
+        zobrist=zob,
+        hashv=np.zeros(1, dtype=np.uint64),
+        meta=np.zeros(META_LEN, dtype=np.int64),
+        steps=np.array([1, stride, stride + 1, stride - 1], dtype=np.int64),
+        tables=pattern_tables(rule),
+    )
+    st.meta[M_WIDTH] = width
+    st.meta[M_HEIGHT] = height
+    st.meta[M_STRIDE] = stride
+    st.meta[M_RULE] = rule
+    st.meta[M_TOMOVE] = BLACK
+    rebuild(st)
+    return st
+
+
+@njit(cache=True, inline="always")
+def classify(p0: np.int64, p1: np.int64, p2: np.int64, p3: np.int64) -> np.int64:
+    """Combine four line patterns of one colour into a cell class."""
+    n5 = 0
+    n4 = 0
+    nb4 = 0
+    n3 = 0
+    nb3 = 0
+    n2 = 0
+    weak = 0
+    for p in (p0, p1, p2, p3):
+        if p == 10:
+            n5 += 1
+        elif p == 9:
+            n4 += 1
+        elif p == 8:
+            nb4 += 1
+        elif p == 7:
+            n3 += 1
+        elif p == 6:
+            nb3 += 1
+        elif p == 5:
+            n2 += 1
+        elif p >= 2:
+            weak += 1
+    if n5 > 0:
+        return 10
+    if n4 > 0 or nb4 >= 2:
+        return 9
+    if nb4 > 0 and n3 > 0:
+        return 8
+    if n3 >= 2:
+        return 7
+    if nb4 > 0:
+        return 6
+    if n3 > 0:
+        return 5
+    if n2 >= 2:
+        return 4
+    if nb3 > 0:
+        return 3
+    if n2 > 0:
+        return 2
+    if weak > 0:
+        return 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _reclassify(st: BoardState, j: np.int64, add: np.int64) -> None:
+    """Recompute class and score of empty cell j from its stored line patterns.
+    add = 0: move j's class count from the old class to the new; add = 1: only count it."""
+    for c in range(2):
+        if add == 0:
+            st.counts[c, st.cls[c, j]] -= 1
+        p0 = st.pat[c, 0, j]
+        p1 = st.pat[c, 1, j]
+        p2 = st.pat[c, 2, j]
+        p3 = st.pat[c, 3, j]
+        k = classify(p0, p1, p2, p3)
+        st.cls[c, j] = k
+        st.score[c, j] = LINE_SCORE[p0] + LINE_SCORE[p1] + LINE_SCORE[p2] + LINE_SCORE[p3] + CLASS_BONUS[k]
+        st.counts[c, k] += 1
+
+
+@njit(cache=True, inline="always")
+def _refresh_line(st: BoardState, j: np.int64, d: np.int64) -> None:
+    """Key of cell j in direction d changed: look its patterns up again."""
+    p = st.tables[st.keys[d, j]]
+    st.pat[0, d, j] = p & 15
+    st.pat[1, d, j] = p >> 4
+    if st.cells[j] == 0:
+        _reclassify(st, j, 0)
+
+
+@njit(cache=True, inline="always")
+def _refresh_cell(st: BoardState, j: np.int64) -> None:
+    """All four directions of cell j, counted as a newly empty cell."""
+    for d in range(4):
+        p = st.tables[st.keys[d, j]]
+        st.pat[0, d, j] = p & 15
+        st.pat[1, d, j] = p >> 4
+    _reclassify(st, j, 1)
+
+
+@njit(cache=True, inline="always")
+def _set_cell(st: BoardState, idx: np.int64, value: np.int64) -> None:
+    """Put `value` (stone colour, WALL or EMPTY) on idx and update the 40 line neighbours."""
+    old = st.cells[idx]
+    st.cells[idx] = value
+    for d in range(4):
+        step = st.steps[d]
+        for k in range(1, 6):
+            # neighbour at idx + k*step sees idx at offset -k (key position 5-k)
+            j = idx + k * step
+            sh = 2 * (5 - k)
+            st.keys[d, j] = (st.keys[d, j] & ~(3 << sh)) | (value << sh)
+            _refresh_line(st, j, d)
+            j = idx - k * step
+            sh = 2 * (4 + k)
+            st.keys[d, j] = (st.keys[d, j] & ~(3 << sh)) | (value << sh)
+            _refresh_line(st, j, d)
+    stride = st.meta[2]
+    delta = 0
+    if old == 0 and (value == 1 or value == 2):
+        delta = 1
+    elif value == 0 and (old == 1 or old == 2):
+        delta = -1
+    if delta != 0:
+        for dy in range(-2, 3):
+            for dx in range(-2, 3):
+                if dx != 0 or dy != 0:
+                    st.near[idx + dy * stride + dx] += delta
+    if old == 0:
+        for c in range(2):
+            st.counts[c, st.cls[c, idx]] -= 1
+        st.meta[7] -= 1
+    elif value == 0:
+        _reclassify(st, idx, 1)
+        st.meta[7] += 1
+
+
+@njit(cache=True)
+def make_move(st: BoardState, idx: np.int64) -> None:
+    """Play the side to move at empty cell idx (caller checks legality)."""
+    color = st.meta[5]
+    won = st.pat[color - 1, 0, idx] == 10 or st.pat[color - 1, 1, idx] == 10 or \
+        st.pat[color - 1, 2, idx] == 10 or st.pat[color - 1, 3, idx] == 10
+    _set_cell(st, idx, color)
+    st.hashv[0] ^= st.zobrist[color, idx]
+    st.moves[st.meta[4]] = idx
+    st.meta[4] += 1
+    st.meta[5] = 3 - color
+    st.meta[6] = color if won else 0
+
+
+@njit(cache=True)
+def undo_move(st: BoardState) -> np.int64:
+    """Take back the last move; returns its cell index."""
+    st.meta[4] -= 1
+    idx = np.int64(st.moves[st.meta[4]])
+    color = st.cells[idx]
+    _set_cell(st, idx, 0)
+    st.hashv[0] ^= st.zobrist[color, idx]
+    st.meta[5] = color
+    st.meta[6] = 0
+    return idx
+
+
+@njit(cache=True)
+def place_wall(st: BoardState, idx: np.int64) -> None:
+    """Make an empty cell unusable (Piskvork BOARD field 3)."""
+    _set_cell(st, idx, 3)
+    st.hashv[0] ^= st.zobrist[0, idx]
+
+
+@njit(cache=True)
+def rebuild(st: BoardState) -> None:
+    """Recompute keys, patterns, counts and neighbourhood from the cells alone."""
+    n = st.cells.shape[0]
+    st.counts[:, :] = 0
+    st.near[:] = 0
+    stride = st.meta[2]
+    empties = 0
+    for i in range(n):
+        for d in range(4):
+            step = st.steps[d]
+            key = 0
+            for k in range(1, 6):
+                j = i - k * step
+                v = 3 if j < 0 or j >= n else st.cells[j]
+                key |= v << (2 * (5 - k))
+                j = i + k * step
+                v = 3 if j < 0 or j >= n else st.cells[j]
+                key |= v << (2 * (4 + k))
+            st.keys[d, i] = key
+    for i in range(n):
+        v = st.cells[i]
+        if v == 1 or v == 2:
+            for dy in range(-2, 3):
+                for dx in range(-2, 3):
+                    if dx != 0 or dy != 0:
+                        j = i + dy * stride + dx
+                        if 0 <= j < n:
+                            st.near[j] += 1
+    for i in range(n):
+        if st.cells[i] == 0:
+            empties += 1
+            _refresh_cell(st, i)
+        else:
+            for d in range(4):
+                p = st.tables[st.keys[d, i]]
+                st.pat[0, d, i] = p & 15
+                st.pat[1, d, i] = p >> 4
+    st.meta[7] = empties
+    h = np.uint64(0)
+    for i in range(n):
+        v = st.cells[i]
+        if v == 1 or v == 2:
+            h ^= st.zobrist[v, i]
+    st.hashv[0] = h
+
+
+@njit(cache=True, inline="always")
+def _line_cells(cells: np.ndarray, idx: np.int64, step: np.int64, out: np.ndarray) -> None:
+    for k in range(-5, 6):
+        out[k + 5] = cells[idx + k * step]
+
+
+@njit(cache=True, inline="always")
+def _run_through(line: np.ndarray, c: np.int64) -> np.int64:
+    n = 1
+    k = 4
+    while k >= 0 and line[k] == c:
+        n += 1
+        k -= 1
+    k = 6
+    while k <= 10 and line[k] == c:
+        n += 1
+        k += 1
+    return n
+
+
+@njit(cache=True)
+def _five_points(line: np.ndarray, first: np.ndarray) -> np.int64:
+    """Black stone at the centre of `line`: count empty cells within 4 that would make an
+    exact five through the centre; first[0] gets the position of the lowest one."""
+    cnt = 0
+    for p in range(1, 10):
+        if p == 5 or line[p] != 0:
+            continue
+        line[p] = 1
+        if _run_through(line, 1) == 5:
+            if cnt == 0:
+                first[0] = p
+            cnt += 1
+        line[p] = 0
+    return cnt
+
+
+@njit(cache=True)
+def is_forbidden_at(cells: np.ndarray, steps: np.ndarray, idx: np.int64, depth: np.int64) -> bool:
+    """Renju: would a black stone on empty idx be a foul (overline, 4-4, or 3-3 with two real
+    threes)? A three is real only if some completion to a straight four is itself not a foul,
+    which is why this recurses (bounded by depth)."""
+    if cells[idx] != 0:
+        return False
+    line = np.empty(11, dtype=np.int8)
+    first = np.zeros(1, dtype=np.int64)
+    cells[idx] = 1
+    overline = False
+    fours = 0
+    for d in range(4):
+        _line_cells(cells, idx, steps[d], line)
+        run = _run_through(line, 1)
+        if run == 5:
+            cells[idx] = 0
+            return False          # a five wins, whatever else it makes
+        if run > 5:
+            overline = True
+    if overline:
+        cells[idx] = 0
+        return True
+    has_four = np.zeros(4, dtype=np.bool_)
+    for d in range(4):
+        _line_cells(cells, idx, steps[d], line)
+        n = _five_points(line, first)
+        if n == 2:
+            # two completion points 5 apart belong to one straight four
+            second = 0
+            for p in range(first[0] + 1, 10):
+                if p != 5 and line[p] == 0:
+                    line[p] = 1
+                    if _run_through(line, 1) == 5:
+                        second = p
+                    line[p] = 0
+                    if second:
+                        break
+            if second - first[0] == 5:
+                n = 1
+        if n > 0:
+            has_four[d] = True
+        fours += n
+    if fours >= 2:
+        cells[idx] = 0
+        return True
+    threes = 0
+    if depth < 6:
+        for d in range(4):
+            if has_four[d]:
+                continue
+            _line_cells(cells, idx, steps[d], line)
+            real = False
+            for p in range(1, 10):
+                if p == 5 or line[p] != 0:
+                    continue
+                line[p] = 1
+                n = _five_points(line, first)
+                straight = False
+                if n >= 2:
+                    # straight four: two completion points exactly 5 apart
+                    a = first[0]
+                    if a + 5 <= 9 and line[a + 5] == 0:
+                        line[a + 5] = 1
+                        if _run_through(line, 1) == 5:
+                            straight = True
+                        line[a + 5] = 0
+                line[p] = 0
+                if straight:
+                    e = idx + (p - 5) * steps[d]
+                    if not is_forbidden_at(cells, steps, e, depth + 1):
+                        real = True
+                        break
+            if real:
+                threes += 1
+                if threes >= 2:
+                    break
+    cells[idx] = 0
+    return threes >= 2
+
+
+@njit(cache=True)
+def forbidden_mask(st: BoardState, out: np.ndarray) -> np.int64:
+    """Mark in out[] every empty cell that is a renju foul for black; returns the count.
+    Only cells whose black class hints at 3-3, 4-4 or an overline are examined."""
+    n = st.cells.shape[0]
+    cnt = 0
+    zero = np.int64(0)
+    for i in range(n):
+        out[i] = 0
+        if st.cells[i] != 0:
+            continue
+        k = st.cls[0, i]
+        suspect = k == 9 or k == 7
+        if not suspect:
+            for d in range(4):
+                if st.pat[0, d, i] == 1:
+                    suspect = True
+        if suspect and is_forbidden_at(st.cells, st.steps, np.int64(i), zero):
+            out[i] = 1
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True)
+def random_playouts(st: BoardState, games: np.int64, seed: np.int64) -> np.int64:
+    """Benchmark kernel: random games to a win or a full board, maintaining all patterns.
+    Returns the number of moves made (the board is restored afterwards)."""
+    np.random.seed(seed)
+    n = st.cells.shape[0]
+    empties = np.empty(n, dtype=np.int64)
+    total = 0
+    base = st.meta[4]
+    for g in range(games):
+        m = 0
+        for i in range(n):
+            if st.cells[i] == 0:
+                empties[m] = i
+                m += 1
+        while m > 0 and st.meta[6] == 0:
+            r = np.random.randint(0, m)
+            idx = empties[r]
+            empties[r] = empties[m - 1]
+            m -= 1
+            make_move(st, idx)
+            total += 1
+        while st.meta[4] > base:
+            undo_move(st)
+    return total

@@ -1,0 +1,83 @@
+"""Property tests: the incremental state always equals a recomputation from the cells."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from gomoku.engine import core
+from gomoku.engine.board import Board
+from gomoku.engine.core import BoardState
+from gomoku.engine.rules import Rule
+
+
+def snapshot(b: Board) -> dict:
+    s = b.state
+    return {f: getattr(s, f).copy() for f in BoardState._fields if f not in ("tables", "zobrist", "moves")}
+
+
+def assert_same(a: dict, b: dict, empty_mask: np.ndarray):
+    for k in a:
+        if k in ("cls", "score"):
+            # class/score only mean something on empty cells
+            assert np.array_equal(a[k][:, empty_mask], b[k][:, empty_mask]), k
+        else:
+            assert np.array_equal(a[k], b[k]), k
+
+
+def fresh_copy_rebuilt(b: Board) -> dict:
+    c = b.copy()
+    core.rebuild(c.state)
+    return snapshot(c)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rule=st.sampled_from(list(Rule)), size=st.sampled_from([6, 9, 15, 20]),
+       seed=st.integers(0, 2**31 - 1), n=st.integers(1, 120))
+def test_random_moves_then_undos_restore_everything(rule, size, seed, n):
+    rng = np.random.default_rng(seed)
+    b = Board(size, rule=rule)
+    start = snapshot(b)
+    played = 0
+    for _ in range(n):
+        if b.game_over:
+            break
+        empty = b.empty_cells()
+        x, y = empty[rng.integers(len(empty))]
+        b.play(x, y)
+        played += 1
+        if played % 7 == 0:
+            mask = b.state.cells == 0
+            assert_same(snapshot(b), fresh_copy_rebuilt(b), mask)
+    mask = b.state.cells == 0
+    assert_same(snapshot(b), fresh_copy_rebuilt(b), mask)
+    for _ in range(played):
+        b.undo()
+    assert_same(snapshot(b), start, b.state.cells == 0)
+    assert b.hash == 0 and b.move_count == 0
+
+
+def test_hash_depends_on_position_not_order():
+    a = Board.from_moves(15, [(7, 7), (8, 8), (6, 6), (9, 9)])
+    b = Board.from_moves(15, [(6, 6), (9, 9), (7, 7), (8, 8)])
+    c = Board.from_moves(15, [(8, 8), (7, 7), (9, 9), (6, 6)])
+    assert a.hash == b.hash
+    assert a.hash != c.hash
+
+
+def test_counts_match_classes():
+    b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8), (8, 7), (7, 9)])
+    s = b.state
+    for c in range(2):
+        for k in range(core.NUM_CLASSES):
+            n = int(((s.cells == 0) & (s.cls[c] == k)).sum())
+            assert s.counts[c, k] == n
+    # black has an open three on column 7: two cells that make an open four
+    assert s.counts[0, core.C_F4] >= 2
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_random_playout_kernel_restores_board(rule):
+    b = Board.from_moves(15, [(7, 7), (8, 8)], rule=rule)
+    before = snapshot(b)
+    moves = core.random_playouts(b.state, np.int64(20), np.int64(3))
+    assert moves > 20 * 5
+    assert_same(snapshot(b), before, b.state.cells == 0)
