@@ -1,0 +1,184 @@
+"""How long to think: the one place that turns the protocol's clocks into deadlines.
+
+Managers measure wall time from writing a move request to reading our move, then forfeit us
+after `min(timeout_turn, time_left) + tolerance`. Searches never look at those numbers; they poll
+a deadline computed here. Two deadlines per move:
+
+* `soft`: when the search should stop (stop event set); aims to use a fair share of the clock.
+* `hard`: the last moment a move line may be printed; a watchdog prints a cheap move then.
+
+Both are `time.monotonic()` values. The margin covers what the manager counts and we do not see:
+pipe and scheduler latency, the first-move numba cache load, and (for the first move of a
+process) start-up work that GomocupJudge charges to the first move.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+from gomoku.engine.limits import UNLIMITED_MS
+
+#: Budget when no time INFO was ever sent (ms). Overridable for humans and tests.
+DEFAULT_TURN_MS = 5000
+#: Fixed part of the safety margin (ms): pipe latency, thread wake-up, the manager's own slack.
+BASE_MARGIN_MS = 60
+#: Proportional part of the margin: GC pauses and noisy 2-core machines scale with long moves.
+MARGIN_FRACTION = 0.04
+#: Extra margin for the first move of a process: numba functions are loaded from the cache on
+#: their first call, which can take a few hundred ms.
+FIRST_MOVE_MARGIN_MS = 150
+#: The longest margin we ever keep back (ms); long thinks still use almost all their time.
+MAX_MARGIN_MS = 1500
+#: The hard deadline sits this much (ms) after the soft one at most, so the engine gets a chance
+#: to return its own move before the watchdog answers.
+MIN_HARD_GAP_MS = 40
+#: Hard deadline (ms) of an instant move (timeout_turn 0): the quickest engine answer or a
+#: cheap move; tests allow 200 ms.
+INSTANT_HARD_MS = 120
+#: How many more moves we expect to play when only a match clock limits us.
+MOVES_TO_GO = 25
+
+
+@dataclass
+class TimeInfo:
+    """The protocol's time and memory INFO values (ms / bytes), None = never sent."""
+    timeout_turn: Optional[int] = None
+    timeout_match: Optional[int] = None
+    time_left: Optional[int] = None
+    max_memory: Optional[int] = None
+    default_turn: int = field(default_factory=lambda: _env_int("GOMOKU_TURN_MS", DEFAULT_TURN_MS))
+
+    def match_limited(self) -> bool:
+        """True when `time_left` is a real clock (not absent, not the 'unlimited' sentinel)."""
+        if self.time_left is None or self.time_left >= UNLIMITED_MS:
+            return False
+        # timeout_match 0 means unlimited; a time_left sent anyway is still honoured (managers
+        # enforce time_left per move), unless it is the sentinel.
+        return True
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Deadlines for one move, as time.monotonic() values, plus the limit they came from."""
+    origin: float      # when the manager's clock for this move (probably) started
+    soft: float        # stop searching here
+    hard: float        # print a move no later than this
+    limit_ms: float    # the manager's allowance, min(turn, left); inf when unlimited
+    instant: bool      # timeout_turn 0 / no time left: answer without searching
+
+    @property
+    def think_seconds(self) -> float:
+        """Seconds from the origin to the soft deadline (what the engine is told to use)."""
+        return max(0.0, self.soft - self.origin)
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def margin_ms(limit_ms: float, first_move: bool) -> float:
+    """Safety margin kept back from a manager allowance of `limit_ms`."""
+    m = BASE_MARGIN_MS + MARGIN_FRACTION * limit_ms
+    if first_move:
+        m += FIRST_MOVE_MARGIN_MS
+    return min(m, MAX_MARGIN_MS)
+
+
+def compute_budget(info: TimeInfo, origin: float, *, first_move: bool = False,
+                   startup_s: float = 0.0) -> Budget:
+    """Deadlines for a move requested at `origin` (monotonic seconds).
+
+    `startup_s` is start-up work the manager may have charged to this move (GomocupJudge starts
+    the first move's clock before our interpreter finished starting); it moves the origin back.
+    `timeout_turn == 0` (or a clock at or below zero) means an instant move: the soft deadline is
+    the origin and the hard one is as soon as a cheap move can be printed.
+    """
+    origin = origin - max(0.0, startup_s)
+    turn = info.timeout_turn
+    limited_match = info.match_limited()
+    left = info.time_left if limited_match else None
+
+    if turn is None and left is None:
+        turn = info.default_turn
+    caps = [v for v in (turn, left) if v is not None]
+    limit_ms = float(min(caps)) if caps else float("inf")
+
+    if (turn is not None and turn <= 0) or (left is not None and left <= 0):
+        return Budget(origin, origin, origin + INSTANT_HARD_MS / 1000.0, max(limit_ms, 0.0), True)
+
+    margin = margin_ms(limit_ms, first_move)
+    hard_ms = max(limit_ms - margin, limit_ms * 0.5)
+    # Share of the match clock: spend time_left over the moves still to come, but never less
+    # than what one turn would allow when a turn limit is the smaller one.
+    soft_ms = hard_ms
+    if left is not None:
+        share = left / MOVES_TO_GO
+        if info.timeout_match and info.timeout_match > 0:
+            share = max(share, min(left * 0.5, info.timeout_match / (2 * MOVES_TO_GO)))
+        soft_ms = min(soft_ms, share)
+    soft_ms = min(soft_ms, hard_ms - min(MIN_HARD_GAP_MS, hard_ms * 0.2))
+    soft_ms = max(soft_ms, 0.0)
+    return Budget(origin, origin + soft_ms / 1000.0, origin + hard_ms / 1000.0, limit_ms, False)
+
+
+def tighten(budget: Budget, info: TimeInfo, *, first_move: bool = False) -> Budget:
+    """Recompute a running move's deadlines after new INFO values; never extends them."""
+    fresh = compute_budget(info, budget.origin, first_move=first_move)
+    return Budget(budget.origin, min(budget.soft, fresh.soft), min(budget.hard, fresh.hard),
+                  min(budget.limit_ms, fresh.limit_ms), budget.instant or fresh.instant)
+
+
+def stop_now(budget: Budget, now: float, grace_s: float = 0.15) -> Budget:
+    """Deadlines after a stop request (YXSTOP): stop at once, answer within `grace_s`."""
+    return Budget(budget.origin, min(budget.soft, now), min(budget.hard, now + grace_s),
+                  budget.limit_ms, budget.instant)
+
+
+def process_age_s() -> float:
+    """Seconds since this process was created (Linux /proc; 0.0 where unavailable).
+
+    Used to tell how much start-up work happened before the reader was ready; /proc/uptime
+    and the process start tick share a clock, so suspension of other processes does not matter.
+    """
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            stat = f.read().decode("ascii", "replace")
+        # Field 22 (starttime) counts after the ')' that ends the command name.
+        fields = stat[stat.rindex(")") + 2:].split()
+        start_ticks = int(fields[19])
+        with open("/proc/uptime", "rb") as f:
+            uptime = float(f.read().split()[0])
+        hz = os.sysconf("SC_CLK_TCK")
+        return max(0.0, uptime - start_ticks / hz)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def startup_cost_s(age_s: Optional[float] = None, cpu_s: Optional[float] = None) -> float:
+    """Estimate of start-up work a manager could charge to our first move.
+
+    Wall age overstates it when the manager suspended us (GomocupJudge does, right after
+    writing START), CPU time understates it by the exec/loader and disk waits; take the smaller
+    of wall age and CPU time plus 100 ms, capped at 2 s.
+    """
+    age = process_age_s() if age_s is None else age_s
+    cpu = time.process_time() if cpu_s is None else cpu_s
+    return max(0.0, min(age, cpu + 0.1, 2.0))
+
+
+def table_memory_bytes(max_memory: Optional[int], resident_bytes: int,
+                       default_total: int = 350 * 1024 * 1024) -> int:
+    """Bytes the engine may spend on tables (TT, trees) under the process-wide `max_memory`.
+
+    0/None means no announced limit: we still keep to `default_total` (Gomocup's 350 MB).
+    What the process already holds plus 25% headroom (numba/LLVM, Python garbage) is kept back;
+    the floor is 4 MB so a tiny or impossible limit still lets the engine play.
+    """
+    total = default_total if not max_memory or max_memory <= 0 else min(max_memory, 4 * default_total)
+    spare = total - resident_bytes - max(32 * 1024 * 1024, resident_bytes // 4)
+    return max(4 * 1024 * 1024, int(spare))

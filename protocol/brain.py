@@ -1,0 +1,74 @@
+"""`pbrain-gomoku`: the Piskvork/Gomocup brain on stdin/stdout.
+
+Start-up order matters: protect the protocol stream first (fd hygiene), start loading the
+numba engine in the background, then read commands at once, so ABOUT and START are answered
+within milliseconds even while numba loads or compiles. The main thread reads and dispatches;
+moves come from the thinking thread, guarded by a watchdog (see protocol.thinker).
+Exit status is 0 on END and on end of input, and nothing is printed after either.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from typing import Optional
+
+from gomoku.engine import timeman
+from gomoku.protocol.commands import LineSplitter, parse_line
+from gomoku.protocol.engine_loader import EngineLoader
+from gomoku.protocol.output import ProtocolOutput, isolate_stdio
+from gomoku.protocol.session import Session
+
+READ_CHUNK = 65536
+
+
+def run(log_path: Optional[str] = None, warmup: bool = True) -> int:
+    """Serve the protocol until END or end of input; never returns normally (os._exit)."""
+    proto_fd = isolate_stdio(log_path)
+    out = ProtocolOutput(proto_fd, log=sys.stderr if log_path else None)
+    loader = EngineLoader(warmup=warmup).start()
+    session = Session(out, loader, startup_s=timeman.startup_cost_s())
+    print(f"brain started, pid {os.getpid()}, start-up charge {session.startup_s:.3f} s")
+    splitter = LineSplitter()
+    while True:
+        try:
+            data = os.read(0, READ_CHUNK)
+        except OSError:
+            data = b""
+        t_read = time.monotonic()
+        lines = splitter.feed(data) if data else splitter.flush()
+        for line in lines:
+            if log_path:
+                print(f"> {line[:200]}")
+            cmd = parse_line(line)
+            if cmd is not None and cmd.name == "END":
+                _quit(out)
+            try:
+                session.handle_line(line, t_read)
+            except Exception as exc:  # noqa: BLE001 - one ERROR line, keep serving
+                traceback.print_exc()
+                out.send(f"ERROR internal error: {type(exc).__name__}")
+        if not data:
+            _quit(out)
+
+
+def _quit(out: ProtocolOutput) -> None:
+    """END or EOF: silence the output for good and leave at once (threads are daemons, and a
+    search still running must not delay the exit)."""
+    out.close()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001
+        pass
+    os._exit(0)
+
+
+def main() -> None:
+    """Console-script entry point. GOMOKU_BRAIN_LOG=path keeps a log of the session."""
+    run(log_path=os.environ.get("GOMOKU_BRAIN_LOG") or None)
+
+
+if __name__ == "__main__":
+    main()

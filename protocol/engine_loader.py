@@ -1,0 +1,74 @@
+"""Loads the numba-backed engine in a background thread, so the brain answers at once.
+
+Importing numba and loading (or, with a cold cache, compiling) the board and search costs from
+half a second to a minute. The brain starts this loader before reading its first line; ABOUT and
+START are answered meanwhile, and moves fall back to a cheap legal move until `ready` is set.
+The warm-up also runs one tiny search so the first real move does not pay the cache load.
+"""
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from typing import Any, Optional
+
+
+class EngineLoader:
+    """Holds the engine modules once loaded: `board_mod` (Board, IllegalMove) and `think`."""
+
+    def __init__(self, warmup: bool = True) -> None:
+        self.board_ready = threading.Event()   # Board usable (forbidden checks for fallbacks)
+        self.ready = threading.Event()         # think() usable and warmed up
+        self.failed: Optional[str] = None
+        self.load_seconds: Optional[float] = None
+        self.Board: Any = None
+        self.IllegalMove: type[BaseException] = Exception
+        self.think: Any = None
+        self.Limit: Any = None
+        self._warmup = warmup
+        self._thread: Optional[threading.Thread] = None
+        self.lock = threading.Lock()           # one think() at a time (warm-up included)
+
+    def start(self) -> "EngineLoader":
+        self._thread = threading.Thread(target=self._load, name="engine-loader", daemon=True)
+        self._thread.start()
+        return self
+
+    def _load(self) -> None:
+        t0 = time.monotonic()
+        try:
+            from gomoku.engine import board as board_mod
+            from gomoku.engine.limits import Limit
+            self.Board = board_mod.Board
+            self.IllegalMove = board_mod.IllegalMove
+            self.Limit = Limit
+            b = self.Board(15)
+            b.play(7, 7)
+            b.is_forbidden(8, 8)
+            self.board_ready.set()
+            from gomoku.engine import agent
+            self.think = agent.think
+            if self._warmup:
+                with self.lock:
+                    self._warm(agent)
+            self.load_seconds = time.monotonic() - t0
+            print(f"engine ready after {self.load_seconds:.2f} s")
+            self.ready.set()
+        except BaseException as exc:  # noqa: BLE001 - any failure means: play fallback moves
+            self.failed = f"{type(exc).__name__}: {exc}"
+            traceback.print_exc()     # goes to the brain's log, never to the manager
+
+    def _warm(self, agent: Any) -> None:
+        """Run the search once on a small position so every numba function is loaded."""
+        b = self.Board(15)
+        for m in ((7, 7), (8, 8), (8, 7)):
+            b.play(*m)
+        stop = threading.Event()
+        agent.think(b, self.Limit(turn_time=0), stop)
+        agent.think(b, self.Limit(turn_time=0.05, depth=2), stop)
+
+    def wait(self, timeout: Optional[float]) -> bool:
+        """Wait until think() is usable; False on timeout or if loading failed."""
+        if timeout is not None and timeout <= 0:
+            return self.ready.is_set()
+        return self.ready.wait(timeout)

@@ -1,0 +1,398 @@
+"""The brain's game state and what each protocol command does to it.
+
+`Session.handle_line` takes one input line (already split off the byte stream) and the time it
+was read; it prints replies through `ProtocolOutput` and starts a `MoveRequest` whenever a move
+is owed. Multi-line commands (BOARD, YXBOARD, SWAP2BOARD) collect their data lines here until
+DONE. The session never blocks on the engine: moves are produced by the thinker thread.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable, Optional
+
+from gomoku.engine import timeman
+from gomoku.engine.rules import Rule, rule_from_piskvork
+from gomoku.engine.timeman import TimeInfo
+from gomoku.protocol import swap2
+from gomoku.protocol.commands import (Command, ascii_text, format_move, parse_coord, parse_field,
+                                      parse_info, parse_int, parse_line, parse_size)
+from gomoku.protocol.engine_loader import EngineLoader
+from gomoku.protocol.fallback import cheap_move
+from gomoku.protocol.output import ProtocolOutput
+from gomoku.protocol.position import BLACK, Position, PositionError
+from gomoku.protocol.thinker import Answer, MoveRequest, run_request
+
+#: Data lines kept per BOARD/YXBOARD/SWAP2BOARD block (a 22x22 board has 484 cells).
+MAX_BLOCK_LINES = 600
+#: A max_memory below this (bytes) cannot be honoured; we say so once, then play anyway.
+MIN_USABLE_MEMORY = 64 * 1024 * 1024
+
+ABOUT_LINE = 'name="gomoku", version="{version}", author="gomoku developers", country="Unknown"'
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("gomoku")
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        return "0.1.0"
+
+
+class Session:
+    """Everything one brain process remembers between commands."""
+
+    def __init__(self, out: ProtocolOutput, loader: EngineLoader, startup_s: float = 0.0) -> None:
+        self.out = out
+        self.loader = loader
+        self.pos: Optional[Position] = None
+        self.rule = Rule.FREESTYLE
+        self.time = TimeInfo()
+        self.info: dict[str, str] = {}          # every INFO key seen (folder, game_type, ...)
+        self.max_depth: Optional[int] = None
+        self.max_node: Optional[int] = None
+        self.startup_s = startup_s
+        self.moves_answered = 0
+        self.request: Optional[MoveRequest] = None
+        self._pending_messages: list[str] = []  # problems from INFO, told before the next move
+        self._block: Optional[tuple[str, float, list[str]]] = None   # (command, t_read, lines)
+        self._lock = threading.Lock()
+
+    # -- entry point -----------------------------------------------------------------------
+    def handle_line(self, line: str, t_read: Optional[float] = None) -> None:
+        """Process one input line read at monotonic time `t_read`."""
+        t = time.monotonic() if t_read is None else t_read
+        if self._block is not None:
+            self._block_line(line)
+            return
+        cmd = parse_line(line)
+        if cmd is None:
+            return
+        if self.busy() and cmd.name not in ("INFO", "YXSTOP", "STOP"):
+            self.wait_idle()
+        handler: Optional[Callable[[Command, float], None]] = getattr(self, "_cmd_" + cmd.name.lower(), None) \
+            if cmd.name.isalnum() and cmd.name.isascii() else None
+        if handler is None:
+            self.out.send(f"UNKNOWN unknown command '{cmd.printable_name}'")
+            return
+        handler(cmd, t)
+
+    def busy(self) -> bool:
+        return self.request is not None and not self.request.done.is_set()
+
+    def wait_idle(self) -> None:
+        """Wait until the owed answer is out (bounded by its hard deadline)."""
+        req = self.request
+        if req is not None:
+            req.done.wait()
+
+    # -- simple commands -------------------------------------------------------------------
+    def _cmd_about(self, cmd: Command, t: float) -> None:
+        self.out.send(ABOUT_LINE.format(version=_version()))
+
+    def _new_board(self, width: int, height: int) -> None:
+        try:
+            self.pos = Position.empty(width, height)
+        except PositionError as exc:
+            self.out.send(f"ERROR {exc}")
+            return
+        self.out.send("OK")
+
+    def _cmd_start(self, cmd: Command, t: float) -> None:
+        size = parse_size(cmd.arg)
+        if size is None:
+            self.out.send("ERROR START needs one board size, e.g. START 15")
+            return
+        self._new_board(size, size)
+
+    def _cmd_rectstart(self, cmd: Command, t: float) -> None:
+        wh = parse_coord(cmd.arg)
+        if wh is None:
+            self.out.send("ERROR RECTSTART needs width,height, e.g. RECTSTART 20,15")
+            return
+        self._new_board(*wh)
+
+    def _cmd_restart(self, cmd: Command, t: float) -> None:
+        if self.pos is None:
+            self.out.send("ERROR RESTART before START")
+            return
+        self._new_board(self.pos.width, self.pos.height)
+
+    def _cmd_info(self, cmd: Command, t: float) -> None:
+        """INFO never answers on stdout; bad values are ignored (and logged)."""
+        key, value = parse_info(cmd.arg)
+        if not key:
+            return
+        self.info[key] = value
+        num = parse_int(value)
+        if key in ("timeout_turn", "timeout_match", "time_left", "max_memory"):
+            if num is None or (key != "time_left" and num < 0):
+                print(f"ignored INFO {key} {value!r}")
+                return
+            setattr(self.time, key, num)
+            if key == "max_memory" and 0 < num < MIN_USABLE_MEMORY:
+                self._pending_messages.append(
+                    f"max_memory {num} bytes is below what this brain needs (about 120 MB); "
+                    "playing with the smallest tables")
+            req = self.request
+            if req is not None and not req.done.is_set():
+                req.set_budget(timeman.tighten(req.budget, self.time))
+        elif key == "rule":
+            try:
+                self.rule = rule_from_piskvork(num if num is not None else -1)
+            except ValueError:
+                print(f"ignored INFO rule {value!r}")
+        elif key == "max_depth":
+            self.max_depth = num if num and num > 0 else None
+        elif key == "max_node":
+            self.max_node = num if num and num > 0 else None
+
+    def _cmd_yxstop(self, cmd: Command, t: float) -> None:
+        req = self.request
+        if req is not None and not req.done.is_set():
+            req.request_stop()
+
+    _cmd_stop = _cmd_yxstop
+
+    def _cmd_takeback(self, cmd: Command, t: float) -> None:
+        xy = parse_coord(cmd.arg)
+        if self.pos is None:
+            self.out.send("ERROR TAKEBACK before START")
+        elif xy is None:
+            self.out.send("ERROR TAKEBACK needs X,Y")
+        else:
+            try:
+                self.pos.takeback(*xy)
+                self.out.send("OK")
+            except PositionError as exc:
+                self.out.send(f"ERROR {exc}")
+
+    def _cmd_play(self, cmd: Command, t: float) -> None:
+        xy = parse_coord(cmd.arg)
+        if self.pos is None:
+            self.out.send("ERROR PLAY before START")
+        elif xy is None:
+            self.out.send("ERROR PLAY needs X,Y")
+        else:
+            try:
+                self.pos.play(*xy)
+                self.out.send(format_move(xy))
+            except PositionError as exc:
+                self.out.send(f"ERROR {exc}")
+
+    def _cmd_done(self, cmd: Command, t: float) -> None:
+        self.out.send("ERROR DONE without BOARD, YXBOARD or SWAP2BOARD")
+
+    def _cmd_yxshowforbid(self, cmd: Command, t: float) -> None:
+        cells: list[tuple[int, int]] = []
+        pos = self.pos
+        if pos is not None and self.rule == Rule.RENJU and pos.to_move == BLACK \
+                and self.loader.board_ready.wait(10.0):
+            try:
+                board = pos.to_board(self.loader.Board, self.rule)
+                cells = [(x, y) for y in range(pos.height) for x in range(pos.width)
+                         if pos.cell(x, y) == 0 and board.is_forbidden(x, y)]
+            except Exception as exc:  # noqa: BLE001
+                print(f"YXSHOWFORBID failed: {exc}")
+        self.out.send("FORBID " + "".join(f"{x:02d}{y:02d}" for x, y in cells) + ".")
+
+    # -- move requests ---------------------------------------------------------------------
+    def _cmd_begin(self, cmd: Command, t: float) -> None:
+        if self.pos is None:
+            self.out.send("ERROR BEGIN before START")
+        elif self.pos.stone_count:
+            self.out.send("ERROR BEGIN on a board that is not empty")
+        else:
+            self._request_move(t)
+
+    def _cmd_turn(self, cmd: Command, t: float) -> None:
+        xy = parse_coord(cmd.arg)
+        if self.pos is None:
+            self.out.send("ERROR TURN before START")
+            return
+        if xy is None:
+            self.out.send("ERROR TURN needs X,Y, e.g. TURN 7,7")
+            return
+        try:
+            self.pos.play(*xy)
+        except PositionError as exc:
+            self.out.send(f"ERROR {exc}")
+            return
+        self._request_move(t)
+
+    def _cmd_board(self, cmd: Command, t: float) -> None:
+        self._block = ("BOARD", t, [])
+
+    def _cmd_yxboard(self, cmd: Command, t: float) -> None:
+        self._block = ("YXBOARD", t, [])
+
+    def _cmd_swap2board(self, cmd: Command, t: float) -> None:
+        self._block = ("SWAP2BOARD", t, [])
+
+    def _block_line(self, line: str) -> None:
+        assert self._block is not None
+        name, t, lines = self._block
+        word = line.strip().upper()
+        if word != "DONE":
+            if word and len(lines) < MAX_BLOCK_LINES:
+                lines.append(line.strip())
+            return
+        self._block = None
+        getattr(self, "_finish_" + name.lower())(lines, t)
+
+    def _position_from_block(self, lines: list[str]) -> Optional[tuple[Position, list[str]]]:
+        if self.pos is None:
+            self.out.send("ERROR BOARD before START")
+            return None
+        fields = []
+        warnings = []
+        for text in lines:
+            f = parse_field(text)
+            if f is None:
+                warnings.append(f"ignored BOARD line '{ascii_text(text, 40)}': expected X,Y,F")
+            else:
+                fields.append(f)
+        try:
+            pos, more = Position.from_fields(self.pos.width, self.pos.height, fields)
+        except PositionError as exc:
+            self.out.send(f"ERROR {exc}")
+            return None
+        return pos, warnings + more
+
+    def _finish_board(self, lines: list[str], t: float) -> None:
+        got = self._position_from_block(lines)
+        if got is None:
+            return
+        self.pos, warnings = got
+        self._request_move(t, warnings)
+
+    def _finish_yxboard(self, lines: list[str], t: float) -> None:
+        got = self._position_from_block(lines)
+        if got is not None:
+            self.pos = got[0]
+
+    def _finish_swap2board(self, lines: list[str], t: float) -> None:
+        if self.pos is None:
+            self.out.send("ERROR SWAP2BOARD before START")
+            return
+        stones = [parse_coord(text) for text in lines]
+        try:
+            swap2.check_stones(self.pos.width, self.pos.height, stones)
+        except ValueError as exc:
+            self.out.send(f"ERROR {exc}")
+            return
+        pos = Position.empty(self.pos.width, self.pos.height)
+        for xy in stones:
+            assert xy is not None
+            pos.play(*xy)
+        self.pos = pos
+        fallback = swap2.quick_answer(pos, self.rule, self._effect_for)
+        req = self._new_request(t, fallback)
+        run_request(req, lambda r: swap2.decide(r, pos.copy(), self.rule, self.loader, self._effect_for))
+
+    def _effect_for(self, moves: list[tuple[int, int]]) -> Callable[[], None]:
+        """Effect applied when an answer goes out: our stones enter the game record."""
+        pos = self.pos
+
+        def effect() -> None:
+            if pos is not None:
+                for m in moves:
+                    try:
+                        pos.play(*m)
+                    except PositionError:
+                        pass
+        return effect
+
+    def _new_request(self, t: float, fallback: Answer, warnings: Optional[list[str]] = None) -> MoveRequest:
+        first = self.moves_answered == 0
+        budget = timeman.compute_budget(self.time, t, first_move=first,
+                                        startup_s=self.startup_s if first else 0.0)
+        messages = self._pending_messages + list(warnings or [])[:5]
+        self._pending_messages = []
+        req = MoveRequest(self.out, budget, fallback, messages)
+        self.request = req
+        self.moves_answered += 1
+        return req
+
+    def _request_move(self, t: float, warnings: Optional[list[str]] = None) -> None:
+        pos = self.pos
+        assert pos is not None
+        fb = cheap_move(pos, self.rule)
+        if fb is None:
+            self.out.send("ERROR the board is full")
+            return
+        req = self._new_request(t, (format_move(fb), self._effect_for([fb]), []), warnings)
+        snapshot = pos.copy()
+        rule = self.rule
+        run_request(req, lambda r: self._think_job(r, snapshot, rule))
+
+    def _think_job(self, req: MoveRequest, pos: Position, rule: Rule) -> Optional[Answer]:
+        """Runs in the thinking thread: wait for the engine, build the Board, search."""
+        loader = self.loader
+        budget = req.budget
+        if not loader.wait(budget.soft - time.monotonic() - 0.02):
+            return None
+        if not loader.lock.acquire(timeout=max(0.0, budget.soft - time.monotonic())):
+            return None
+        try:
+            try:
+                board = pos.to_board(loader.Board, rule)
+            except loader.IllegalMove as exc:
+                print(f"position not playable by the engine: {exc}")
+                return None
+            forbidden = board.is_forbidden if rule == Rule.RENJU and pos.to_move == BLACK else None
+            if forbidden is not None:
+                fb = cheap_move(pos, rule, forbidden)
+                if fb is not None:
+                    req.set_fallback((format_move(fb), self._effect_for([fb]), []))
+            budget = req.budget
+            think_s = 0.0 if budget.instant else max(0.0, budget.soft - time.monotonic())
+            limit = loader.Limit(turn_time=think_s, depth=self.max_depth, nodes=self.max_node,
+                                 max_memory=self._table_memory())
+            result = loader.think(board, limit, req.stop)
+        finally:
+            loader.lock.release()
+        move = result.move
+        if move is None or not pos.in_bounds(*move) or pos.cell(*move) != 0 \
+                or (forbidden is not None and forbidden(*move)):
+            print(f"engine gave no legal move ({move}); using the fallback")
+            return None
+        return format_move(move), self._effect_for([move]), _info_message(result.info)
+
+    def _table_memory(self) -> int:
+        return timeman.table_memory_bytes(self.time.max_memory, _resident_bytes())
+
+
+def _resident_bytes() -> int:
+    """Current resident set size of this process (Linux), 150 MB if unknown."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            pages = int(f.read().split()[1])
+        import os
+        return pages * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 150 * 1024 * 1024
+
+
+def _info_message(info: dict[str, Any]) -> list[str]:
+    """One MESSAGE text with depth/eval/pv when the engine really searched, else nothing."""
+    depth = info.get("depth")
+    if not depth:
+        return []
+    parts = [f"depth {depth}"]
+    if "score" in info:
+        parts.append(f"eval {info['score']}")
+    if "nodes" in info:
+        parts.append(f"nodes {info['nodes']}")
+    if "time" in info:
+        try:
+            parts.append(f"time {float(info['time']):.2f}")
+        except (TypeError, ValueError):
+            pass
+    pv = info.get("pv")
+    if pv:
+        try:
+            parts.append("pv " + " ".join(format_move(m) for m in list(pv)[:10]))
+        except (TypeError, ValueError, IndexError):
+            pass
+    return [" ".join(parts)]

@@ -1,0 +1,141 @@
+"""Conformance cases 1-11 and 50 (start-up, board set-up) against the real pbrain-gomoku."""
+from __future__ import annotations
+
+import re
+import time
+
+from test_protocol_util import Brain
+
+
+def test_01_start_20():
+    with Brain() as b:
+        b.send("START 20")
+        assert b.line() == "OK"
+        b.end()
+
+
+def test_02_start_15_begin():
+    with Brain() as b:
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.send("BEGIN")
+        b.move(size=(15, 15))
+        b.end()
+
+
+def test_03_start_4_error_then_15():
+    with Brain() as b:
+        b.send("START 4")
+        assert b.line().startswith("ERROR ")
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.end()
+
+
+def test_04_start_99_error():
+    with Brain() as b:
+        b.send("START 99")
+        assert b.line().startswith("ERROR ")
+        b.send("START 22")
+        assert b.line() == "OK"
+        b.end()
+
+
+def test_05_start_without_or_bad_size():
+    with Brain() as b:
+        b.send("START")
+        assert b.line().startswith("ERROR ")
+        b.send("START abc")
+        assert b.line().startswith("ERROR ")
+        b.silent(0.2)
+        b.end()
+
+
+def test_06_start_again_clears_board():
+    with Brain() as b:
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.send("BEGIN")
+        b.move()
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.send("BEGIN")          # would be ERROR (board not empty) if START had not cleared it
+        b.move(size=(15, 15))
+        b.end()
+
+
+def test_07_rectstart_30_20_unsupported_size():
+    with Brain() as b:
+        b.send("RECTSTART 30,20")
+        assert b.line().startswith("ERROR ")
+        b.send("RECTSTART 20,12")      # a supported rectangle: later moves satisfy X<20, Y<12
+        assert b.line() == "OK"
+        b.send("BEGIN")
+        x, y = b.move(size=(20, 12))
+        b.send(f"TURN {(x + 5) % 20},{(y + 3) % 12}")
+        b.move(size=(20, 12))
+        b.end()
+
+
+def test_08_rectstart_square():
+    with Brain() as b:
+        b.send("RECTSTART 15,15")
+        assert b.line() == "OK"
+        b.send("BEGIN")
+        b.move(size=(15, 15))
+        b.end()
+
+
+def test_09_restart():
+    with Brain() as b:
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.send("TURN 7,7")
+        assert b.move() != (7, 7)
+        b.send("RESTART")
+        assert b.line() == "OK"
+        b.send("BEGIN")
+        b.move()
+        b.send("RESTART")
+        assert b.line() == "OK"
+        b.send("TURN 7,7")            # 7,7 is legal again
+        b.move()
+        b.end()
+
+
+def test_10_restart_before_start():
+    with Brain() as b:
+        b.send("RESTART")
+        assert b.line().startswith("ERROR ")
+        b.end()
+
+
+def test_11_about_before_start():
+    with Brain() as b:
+        b.send("ABOUT")
+        line = b.line()
+        assert re.fullmatch(r'name="[^"]+", version="[^"]+", author="[^"]+", country="[^"]+"', line), line
+        b.silent(0.3)
+        b.end()
+
+
+def test_50_about_and_start_fast_from_spawn():
+    """c-gomoku-cli sends ABOUT at spawn and kills a brain whose START OK is later than 3 s; we
+    aim for well under 1 s with a warm numba cache (the cache is warmed by earlier tests/run)."""
+    with Brain() as b:
+        b.send("ABOUT")
+        b.line()
+        about_s = b.last_at - b.spawned
+        b.send("START 15")
+        assert b.line() == "OK"
+        start_s = b.last_at - b.spawned
+        assert about_s < 3.0 and start_s < 3.0
+        assert start_s < 1.0, f"START answered {start_s:.2f} s after spawn"
+        b.end()
+
+
+def test_exit_on_end_while_idle_is_quick_and_clean():
+    with Brain() as b:
+        time.sleep(0.05)
+        b.end()
+        assert b.stderr == b""
