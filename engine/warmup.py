@@ -1,0 +1,58 @@
+"""Compile (or load from numba's on-disk cache) every jitted function the engine uses.
+
+Numba compiles on first call; a cold compile takes ~10-20 s and ~280 MB, which a brain
+cannot afford during a timed move. `gomoku warmup` (run once after install) and the test
+session call `warm_up()` so later processes only load the cache (well under a second).
+Each call below uses the same argument types as the real callers, so the cached
+signatures are the ones that will be looked up.
+"""
+from __future__ import annotations
+
+import importlib
+import time
+from typing import Callable, Optional
+
+from .rules import Rule
+
+# extra warm-up hooks registered by other engine modules (search, threats, mcts ...):
+# module path -> function name; each is called with no arguments.
+EXTRA_HOOKS = [
+    ("gomoku.engine.search", "warm_up"),
+    ("gomoku.engine.threats", "warm_up"),
+]
+
+
+def warm_up(progress: Optional[Callable[[str], None]] = None) -> float:
+    """Exercise the core on every rule; returns the seconds it took."""
+    t0 = time.perf_counter()
+    say = progress or (lambda _msg: None)
+    from .agent import quick_move, think
+    from .board import Board
+    from .limits import Limit
+
+    for rule in Rule:
+        say(f"board core ({rule.label})")
+        b = Board(15, rule=rule)
+        for mv in [(7, 7), (8, 8), (7, 8), (8, 7), (7, 9), (9, 9)]:
+            b.play(*mv)
+        b.legal_moves()
+        b.is_forbidden(7, 10)
+        b.forbidden_points()
+        quick_move(b)
+        think(b, Limit(turn_time=0))
+        b.undo()
+        b.copy()
+        Board(6, rule=rule).play(2, 2)
+    import numpy as np
+    from . import core
+    core.random_playouts(Board(9).state, np.int64(1), np.int64(0))
+    for module, name in EXTRA_HOOKS:
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError:
+            continue
+        hook = getattr(mod, name, None)
+        if hook is not None:
+            say(module.rsplit(".", 1)[-1])
+            hook()
+    return time.perf_counter() - t0
