@@ -175,7 +175,7 @@ def _fmt_elo(x: float) -> str:
         return "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return f"{x:.1f}"
+    return f"{x + 0.0:.1f}".replace("-0.0", "0.0")
 
 
 def score_line(name_a: str, name_b: str, wins: int, losses: int, draws: int) -> str:

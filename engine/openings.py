@@ -1,0 +1,179 @@
+"""Opening positions for matches: built-in sets and c-gomoku-cli opening files.
+
+An opening is a tuple of (x, y) moves, black first, in board coordinates. Matches play each
+opening twice with colours swapped, so an opening that favours one colour still gives both
+players the same chances; what matters for a *good* set is that no opening is a trivial
+win, so that games measure strength rather than the opening.
+
+File formats (one opening per line, as c-gomoku-cli reads them; blank lines and lines
+starting with '#' are skipped):
+
+* pos: `h8i9j7` -- letter = column from 'a' (x), number = row from 1 (y + 1);
+* offset: `-7,-8, -6,-9` -- x,y pairs relative to the centre (width//2, height//2), the
+  Gomocup opening-file form, so one file serves every board size.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+from gomoku.engine.rules import Rule
+
+Move = tuple[int, int]
+Opening = tuple[Move, ...]
+
+
+class OpeningError(ValueError):
+    """A bad opening or opening file; the message is one line for a person."""
+
+
+# ----------------------------------------------------------------------------- built-in sets
+
+def _renju_26() -> list[tuple[Move, ...]]:
+    """The 26 classical three-stone openings as centre offsets (y grows downwards).
+
+    Black at the centre, white next to it (directly above: the 13 'direct' openings; on
+    the diagonal: the 13 'indirect' ones), black's second stone anywhere in the central
+    5x5 square, one representative per mirror image. These are the openings renju players
+    have studied for a century; listed with the far third stones (weakest for black, the
+    most balanced) first.
+    """
+    out: list[tuple[Move, ...]] = []
+    seen: set[tuple[Move, ...]] = set()
+    for white, mirror in (((0, -1), lambda p: (-p[0], p[1])),            # direct: mirror x
+                          ((1, -1), lambda p: (-p[1], -p[0]))):          # indirect: mirror y = -x
+        cells = [(dx, dy) for dy in range(-2, 3) for dx in range(-2, 3)
+                 if (dx, dy) not in ((0, 0), white)]
+        # far ring first, then the inner ring; stable order inside each ring
+        cells.sort(key=lambda p: -max(abs(p[0]), abs(p[1])))
+        for third in cells:
+            key = ((0, 0), white, min(third, mirror(third)))
+            if key not in seen:
+                seen.add(key)
+                out.append(((0, 0), white, third))
+    return out
+
+
+RENJU_26 = _renju_26()
+
+
+def builtin_openings(width: int, height: Optional[int] = None) -> list[Opening]:
+    """The built-in set for a board: the 26 classical openings around the centre, with the
+    far-third-stone (more balanced) ones first. Used for 15x15 and 20x20 (and any size from
+    5 up). The set is hand-picked, not yet rated by the engine."""
+    height = width if height is None else height
+    return [from_offsets(o, width, height) for o in RENJU_26]
+
+
+# ----------------------------------------------------------------------------- parsers
+
+def from_offsets(offsets: Iterable[Move], width: int, height: int) -> Opening:
+    cx, cy = width // 2, height // 2
+    return tuple((cx + dx, cy + dy) for dx, dy in offsets)
+
+
+_POS_TOKEN = re.compile(r"([a-zA-Z])(\d+)")
+
+
+def parse_pos(line: str) -> Opening:
+    """`h8i9j7` -> ((7, 7), (8, 8), (9, 6)). Raises OpeningError on anything else."""
+    text = line.strip().replace(" ", "")
+    if not text:
+        raise OpeningError("empty opening")
+    moves: list[Move] = []
+    pos = 0
+    for m in _POS_TOKEN.finditer(text):
+        if m.start() != pos:
+            break
+        moves.append((ord(m.group(1).lower()) - ord("a"), int(m.group(2)) - 1))
+        pos = m.end()
+    if pos != len(text):
+        raise OpeningError(f"not a pos-form opening (like h8i9j7): {line.strip()!r}")
+    return tuple(moves)
+
+
+def parse_offset(line: str, width: int, height: int) -> Opening:
+    """`-7,-8, -6,-9` -> absolute moves around the centre (width//2, height//2)."""
+    tokens = [t for t in re.split(r"[\s,]+", line.strip()) if t]
+    if not tokens:
+        raise OpeningError("empty opening")
+    try:
+        nums = [int(t) for t in tokens]
+    except ValueError:
+        raise OpeningError(f"not an offset-form opening (like -1,0, 0,1): {line.strip()!r}") from None
+    if len(nums) % 2:
+        raise OpeningError(f"odd number of coordinates in opening: {line.strip()!r}")
+    return from_offsets(zip(nums[0::2], nums[1::2]), width, height)
+
+
+def detect_format(line: str) -> str:
+    return "pos" if re.search(r"[a-zA-Z]", line) else "offset"
+
+
+def parse_line(line: str, width: int, height: int, fmt: str = "auto") -> Opening:
+    if fmt == "auto":
+        fmt = detect_format(line)
+    if fmt == "pos":
+        return parse_pos(line)
+    if fmt == "offset":
+        return parse_offset(line, width, height)
+    raise OpeningError(f"unknown opening format {fmt!r}: use pos, offset or auto")
+
+
+def load_openings(path: str | Path, width: int, height: int, fmt: str = "auto") -> list[Opening]:
+    """Read an openings file; every error names the file and line."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise OpeningError(f"cannot read openings file {path}: {exc.strerror or exc}") from None
+    out: list[Opening] = []
+    for no, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        try:
+            out.append(parse_line(s, width, height, fmt))
+        except OpeningError as exc:
+            raise OpeningError(f"{path}:{no}: {exc}") from None
+    if not out:
+        raise OpeningError(f"no openings in {path}")
+    return out
+
+
+# ----------------------------------------------------------------------------- checks
+
+def to_pos_string(opening: Opening) -> str:
+    return "".join(f"{chr(ord('a') + x)}{y + 1}" for x, y in opening)
+
+
+def check_opening(opening: Opening, width: int, height: int, rule: Rule) -> None:
+    """Raise OpeningError unless every stone is on the board, on an empty cell, no stone
+    ends the game (five) and, under renju, black's stones are not fouls."""
+    from gomoku.engine.board import BLACK, Board, IllegalMove
+
+    b = Board(width, height, rule)
+    if all(0 <= x < 26 and y >= 0 for x, y in opening):
+        name = to_pos_string(opening)
+    else:   # show what an offset file said
+        name = "'" + ", ".join(f"{x - width // 2},{y - height // 2}" for x, y in opening) + "' (offsets)"
+    for i, (x, y) in enumerate(opening):
+        if not b.in_bounds(x, y):
+            raise OpeningError(f"opening {name} does not fit the {width}x{height} board "
+                               f"(stone {i + 1} at {x},{y})")
+        if rule == Rule.RENJU and b.to_move == BLACK and b.is_forbidden(x, y):
+            raise OpeningError(f"opening {name}: stone {i + 1} is a renju foul for black")
+        try:
+            b.play(x, y)
+        except IllegalMove as exc:
+            raise OpeningError(f"opening {name}: stone {i + 1}: {exc}") from None
+        if b.winner:
+            raise OpeningError(f"opening {name} already contains a five")
+    if b.is_full():
+        raise OpeningError(f"opening {name} fills the board")
+
+
+def check_openings(openings: Sequence[Opening], width: int, height: int, rule: Rule) -> None:
+    for op in openings:
+        check_opening(op, width, height, rule)

@@ -1,0 +1,282 @@
+"""Player specs on the command line -> Player objects, and the errors a referee tells apart.
+
+One grammar for every kind of player, so `gomoku match`, `gomoku play` and training all
+name opponents the same way::
+
+    random[:seed=N]                       uniform random legal moves (a floor to measure from)
+    classical[:LEVEL]                     the alpha-beta engine at a level
+    classical:depth=N | classical:nodes=N [,level=L]
+    pure-mcts:N | pure-mcts:playouts=N[,c_puct=C]      rollout MCTS        (later issue)
+    PATH.onnx[:playouts=N,c_puct=C,...]                neural MCTS         (later issue)
+    brain:COMMAND                         an external Piskvork brain (COMMAND is split like a shell)
+
+Options every in-process kind accepts after the colon, comma separated: `name=TEXT`,
+`time=SECONDS` (per-move time for this player only), `nodes=N`, `depth=N`, `playouts=N`.
+They end up in `PlayerSpec.limit_overrides`, which the match runner merges into the Limit it
+passes to that player, so one match can give two players different budgets.
+
+`parse_spec` validates without creating anything (cheap, runs in the parent process);
+`make_player` creates the player (runs in whatever process will play the games).
+
+The error classes live here (not in protocol/) because the referee in `engine.arena`
+must tell a crash from a time forfeit without importing the protocol client.
+"""
+from __future__ import annotations
+
+import os
+import random as _random
+import re
+import shlex
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Protocol, runtime_checkable
+
+from gomoku.engine.limits import Limit, PlayResult
+from gomoku.engine.rules import Rule
+
+
+# ----------------------------------------------------------------------------- errors
+
+class SpecError(ValueError):
+    """A player spec that cannot be used; the message is one line for a person."""
+
+
+class PlayerError(Exception):
+    """A player failed to produce a move; the referee scores the game as lost."""
+
+
+class PlayerCrashed(PlayerError):
+    """The player's process died or an in-process player raised."""
+
+
+class PlayerTimeout(PlayerError):
+    """The player did not answer within its time budget plus the tolerance."""
+
+
+class PlayerStartError(PlayerError):
+    """The player could not be started (missing executable, no OK to START, ...)."""
+
+
+# ----------------------------------------------------------------------------- interface
+
+@runtime_checkable
+class Player(Protocol):
+    """What every kind of player implements (mirrors gomoku.engine.agent.Player)."""
+    name: str
+
+    def new_game(self, width: int, height: int, rule: Rule) -> None: ...
+
+    def play(self, board: Any, limit: Limit) -> PlayResult: ...
+
+    def close(self) -> None: ...
+
+
+class RandomPlayer:
+    """Uniform random legal move (renju fouls excluded for black). Reseedable per game so
+    results do not depend on which worker process played which game."""
+
+    def __init__(self, seed: Optional[int] = None, name: str = "random") -> None:
+        self.name = name
+        self._rng = _random.Random(seed)
+
+    def reseed(self, seed: int) -> None:
+        self._rng.seed(seed)
+
+    def new_game(self, width: int, height: int, rule: Rule) -> None:
+        pass
+
+    def play(self, board: Any, limit: Limit) -> PlayResult:
+        moves = board.legal_moves()
+        if not moves:
+            return PlayResult(None, {}, resigned=True)
+        return PlayResult(self._rng.choice(moves), {"nodes": 0})
+
+    def close(self) -> None:
+        pass
+
+
+# ----------------------------------------------------------------------------- specs
+
+_LIMIT_KEYS = {"time": float, "nodes": int, "depth": int, "playouts": int}
+_KIND_KEYS = {
+    "random": {"seed", "name"},
+    "classical": {"level", "depth", "nodes", "time", "name"},
+    "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed"},
+    "onnx": {"playouts", "c_puct", "time", "nodes", "name", "temperature", "batch", "seed"},
+}
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A parsed player spec. `text` is what the user typed and what worker processes get."""
+    kind: str                       # random | classical | pure-mcts | onnx | brain
+    text: str
+    name: str
+    arg: Optional[str] = None       # brain command line or .onnx path
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def limit_overrides(self) -> dict[str, Any]:
+        """Per-player Limit fields from the spec (`time` -> turn_time)."""
+        out: dict[str, Any] = {}
+        for key, conv in _LIMIT_KEYS.items():
+            if key in self.options:
+                out["turn_time" if key == "time" else key] = conv(self.options[key])
+        return out
+
+    def limit_for(self, base: Limit) -> Limit:
+        """The match Limit with this player's overrides applied."""
+        fields = dict(vars(base))
+        fields.update(self.limit_overrides)
+        return Limit(**fields)
+
+
+def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -> dict[str, str]:
+    opts: dict[str, str] = {}
+    if not body:
+        return opts
+    for i, part in enumerate(p.strip() for p in body.split(",")):
+        if not part:
+            continue
+        if "=" not in part:
+            if i == 0 and positional:
+                opts[positional] = part
+                continue
+            raise SpecError(f"player spec {text!r}: expected key=value, got {part!r}")
+        key, value = (s.strip() for s in part.split("=", 1))
+        key = key.lower().replace("-", "_")
+        if key not in _KIND_KEYS[kind]:
+            allowed = ", ".join(sorted(_KIND_KEYS[kind]))
+            raise SpecError(f"player spec {text!r}: unknown option {key!r} for {kind} (use {allowed})")
+        opts[key] = value
+    for key, value in opts.items():
+        conv = {"seed": int, "level": int, "depth": int, "nodes": int, "playouts": int, "batch": int,
+                "time": float, "c_puct": float, "temperature": float}.get(key)
+        if conv is None:
+            continue
+        try:
+            num = conv(value)
+        except ValueError:
+            raise SpecError(f"player spec {text!r}: {key} must be a number, got {value!r}") from None
+        if key in ("time", "c_puct", "temperature") and num < 0 or key in ("depth", "nodes", "playouts", "batch") and num <= 0:
+            raise SpecError(f"player spec {text!r}: {key}={value} is out of range")
+    return opts
+
+
+def _brain_argv(command: str, text: str) -> list[str]:
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise SpecError(f"player spec {text!r}: cannot split the command: {exc}") from None
+    if not argv:
+        raise SpecError(f"player spec {text!r}: brain: needs a command, e.g. brain:./pbrain-x")
+    exe = argv[0]
+    if os.sep in exe or (os.altsep and os.altsep in exe):
+        path = Path(exe).expanduser()
+        if not path.is_file():
+            raise SpecError(f"brain executable not found: {exe}")
+        if not os.access(path, os.X_OK):
+            raise SpecError(f"brain executable is not executable: {exe}")
+    elif shutil.which(exe) is None:
+        raise SpecError(f"brain executable not found on PATH: {exe}")
+    return argv
+
+
+def brain_name(argv: list[str]) -> str:
+    """A readable default name: the executable's file name, or the script's when the
+    executable is an interpreter (`python3 my_brain.py` -> my_brain)."""
+    exe = Path(argv[0]).name
+    if re.match(r"^(python[\d.]*|pypy[\d.]*|node|ruby|perl|java|sh|bash)$", exe) and len(argv) > 1:
+        for a in argv[1:]:
+            if not a.startswith("-"):
+                return Path(a).stem
+    return exe
+
+
+def parse_spec(text: str) -> PlayerSpec:
+    """Parse and validate a spec; raise SpecError with one line if it cannot be used."""
+    raw = text.strip()
+    if not raw:
+        raise SpecError("empty player spec")
+    low = raw.lower()
+    if low.startswith("brain:"):
+        command = raw[len("brain:"):].strip()
+        argv = _brain_argv(command, raw)
+        return PlayerSpec("brain", raw, brain_name(argv), arg=command)
+    onnx_at = low.find(".onnx")
+    if onnx_at >= 0 and (len(low) == onnx_at + 5 or low[onnx_at + 5] == ":"):
+        path = raw[:onnx_at + 5]
+        body = raw[onnx_at + 6:]
+        opts = _parse_options("onnx", raw, body, "playouts")
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise SpecError(f"ONNX file not found: {path}")
+        if not os.access(p, os.R_OK):
+            raise SpecError(f"ONNX file is not readable: {path}")
+        return PlayerSpec("onnx", raw, opts.get("name", p.stem), arg=str(p), options=opts)
+    kind, _, body = raw.partition(":")
+    kind = kind.strip().lower()
+    if kind in ("pure-mcts", "pure_mcts", "puremcts", "mcts"):
+        opts = _parse_options("pure-mcts", raw, body, "playouts")
+        name = opts.get("name", f"pure-mcts-{opts['playouts']}" if "playouts" in opts else "pure-mcts")
+        return PlayerSpec("pure-mcts", raw, name, options=opts)
+    if kind == "random":
+        opts = _parse_options("random", raw, body, "seed")
+        return PlayerSpec("random", raw, opts.get("name", "random"), options=opts)
+    if kind == "classical":
+        opts = _parse_options("classical", raw, body, "level")
+        if "name" in opts:
+            name = opts["name"]
+        else:
+            parts = ["classical"]
+            if "level" in opts:
+                parts.append(f"L{opts['level']}")
+            if "depth" in opts:
+                parts.append(f"d{opts['depth']}")
+            if "nodes" in opts:
+                parts.append(f"n{opts['nodes']}")
+            name = "-".join(parts)
+        return PlayerSpec("classical", raw, name, options=opts)
+    raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, FILE.onnx or brain:CMD")
+
+
+def check_onnx_file(path: str) -> None:
+    """Refuse a file that onnxruntime cannot load, with one line (no traceback)."""
+    try:
+        import onnxruntime as ort
+        ort.set_default_logger_severity(4)
+        ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises several unrelated types
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SpecError(f"not a usable ONNX model: {path}: {first[:200]}") from None
+
+
+def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout: float = 10.0) -> Player:
+    """Create the player a spec describes. Raises SpecError for kinds not available yet and
+    PlayerStartError when an external brain cannot be started."""
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    if spec.kind == "random":
+        seed = int(spec.options["seed"]) if "seed" in spec.options else None
+        return RandomPlayer(seed, name=spec.name)
+    if spec.kind == "classical":
+        try:
+            from gomoku.engine.agent import EnginePlayer  # the lead's module; imported late on purpose
+        except ImportError:
+            raise SpecError("classical player not available yet (gomoku.engine.agent is missing)") from None
+        o = spec.options
+        return EnginePlayer(level=int(o["level"]) if "level" in o else None,
+                            depth=int(o["depth"]) if "depth" in o else None,
+                            nodes=int(o["nodes"]) if "nodes" in o else None,
+                            name=spec.name)
+    if spec.kind == "pure-mcts":
+        raise SpecError(f"pure MCTS player not available yet: {spec.text}")
+    if spec.kind == "onnx":
+        check_onnx_file(spec.arg or "")
+        raise SpecError(f"neural (ONNX) player not available yet: {spec.text}")
+    if spec.kind == "brain":
+        # protocol/ sits above engine/; import late so engine never needs it otherwise
+        from gomoku.protocol.client import BrainClient
+        return BrainClient(spec.arg or "", name=spec.name, tolerance=tolerance, start_timeout=start_timeout)
+    raise SpecError(f"unknown player kind {spec.kind!r}")

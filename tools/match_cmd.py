@@ -1,0 +1,279 @@
+"""`gomoku match`: engine-vs-engine matches with a referee and cutechess-style statistics.
+
+    gomoku match classical:3 random -n 20 -t 0.5
+    gomoku match brain:./pbrain-rapfi classical -n 20 --rule renju -c 2 --sgf games.sgf
+    gomoku match a.onnx b.onnx -n 100 --sprt elo0=0 elo1=10 --json out.json
+
+The games are played by gomoku.engine.arena; this module parses options, shows a live view
+and writes the reports. Every user error ends as ONE line and exit status 1 (click).
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Optional
+
+import click
+
+from gomoku.engine.arena import (GameJob, GameResult, GameSettings, Match, MatchSettings, MatchSummary,
+                                 SprtSettings, probe_player)
+from gomoku.engine.openings import OpeningError, builtin_openings, check_openings, load_openings
+from gomoku.engine.players import PlayerError, SpecError, parse_spec
+from gomoku.engine.rules import parse_rule
+
+_SPRT_KEY = re.compile(r"^(elo0|elo1|alpha|beta)=", re.I)
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*(?:[x,:]\s*(\d+))?\s*", text)
+    if not m:
+        raise click.BadParameter(f"{text!r}: use N or WxH, e.g. 15 or 20x15", param_hint="--size")
+    w = int(m.group(1))
+    h = int(m.group(2) or w)
+    if not (5 <= w <= 22 and 5 <= h <= 22):
+        raise click.BadParameter(f"{w}x{h}: each side must be 5..22", param_hint="--size")
+    return w, h
+
+
+def _parse_sprt(tokens: list[str]) -> Optional[SprtSettings]:
+    if not tokens:
+        return None
+    vals: dict[str, float] = {}
+    for tok in " ".join(tokens).replace(",", " ").split():
+        key, sep, value = tok.partition("=")
+        if not sep or key.lower() not in ("elo0", "elo1", "alpha", "beta"):
+            raise click.UsageError(f"--sprt takes elo0=X elo1=Y [alpha=A beta=B], got {tok!r}")
+        try:
+            vals[key.lower()] = float(value)
+        except ValueError:
+            raise click.UsageError(f"--sprt: {key} must be a number, got {value!r}") from None
+    if "elo0" not in vals or "elo1" not in vals:
+        raise click.UsageError("--sprt needs elo0=X and elo1=Y")
+    s = SprtSettings(vals["elo0"], vals["elo1"], vals.get("alpha", 0.05), vals.get("beta", 0.05))
+    if s.elo1 <= s.elo0:
+        raise click.UsageError("--sprt needs elo1 > elo0")
+    if not (0 < s.alpha < 1 and 0 < s.beta < 1):
+        raise click.UsageError("--sprt alpha and beta must be between 0 and 1")
+    return s
+
+
+# ----------------------------------------------------------------------------- records
+
+def _records_module() -> Any:
+    from gomoku.engine import records
+    return records
+
+
+def write_game_records(res: GameResult, sgf: Optional[Path], psq_dir: Optional[Path]) -> None:
+    """Append the game to the SGF collection and/or write `game_NNNN.psq` (via engine.records)."""
+    records = _records_module()
+    rec = res.to_record()
+    if sgf is not None:
+        records.append_sgf(sgf, rec)
+    if psq_dir is not None:
+        psq_dir.mkdir(parents=True, exist_ok=True)
+        records.save_psq(psq_dir / f"game_{res.index + 1:04d}.psq", rec)
+
+
+# ----------------------------------------------------------------------------- live view
+
+class _View:
+    """Progress bar + running score on a terminal; plain cutechess-style lines otherwise."""
+
+    def __init__(self, total: int, live: bool, name_a: str, name_b: str) -> None:
+        self.total, self.live = total, live
+        self.name_a, self.name_b = name_a, name_b
+        self.progress: Any = None
+        if live:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            self.console = Console(stderr=False)
+            self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                     TimeElapsedColumn(), TextColumn("{task.fields[score]}"),
+                                     console=self.console, transient=False)
+            self.task = self.progress.add_task(f"{name_a} vs {name_b}", total=total, score="")
+
+    def __enter__(self) -> "_View":
+        if self.progress is not None:
+            self.progress.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+    def echo(self, line: str) -> None:
+        if self.progress is not None:
+            self.progress.console.print(line, markup=False, highlight=False)
+        else:
+            click.echo(line)
+
+    def started(self, job: GameJob) -> None:
+        if self.progress is None:
+            a, b = (self.name_a, self.name_b) if job.a_is_black else (self.name_b, self.name_a)
+            click.echo(f"Started game {job.index + 1} of {self.total} ({a} vs {b})")
+
+    def finished(self, res: GameResult, summary: MatchSummary) -> None:
+        self.echo(f"Finished game {res.index + 1} ({res.black} vs {res.white}): {res.text()}")
+        w, l, d = summary.wld()
+        if self.progress is not None:
+            from gomoku.engine import stats
+            extra = f"  {stats.elo_diff(w, l, d):+.0f} Elo" if w + l + d else ""
+            if summary.sprt is not None:
+                extra += f"  llr {summary.sprt.llr:.2f}"
+            self.progress.update(self.task, advance=1, score=f"{w} - {l} - {d}{extra}")
+        else:
+            from gomoku.engine import stats
+            click.echo(stats.score_line(summary.name_a, summary.name_b, w, l, d))
+
+
+# ----------------------------------------------------------------------------- command
+
+@click.command(name="match", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("players", nargs=-1, required=True, metavar="PLAYER_A PLAYER_B")
+@click.option("-n", "--games", type=click.IntRange(1), default=2, show_default=True, help="Number of games.")
+@click.option("-r", "--rule", default="freestyle", show_default=True,
+              help="freestyle, standard, renju, caro, caro5 or Piskvork 0/1/4/8/9.")
+@click.option("-s", "--size", "size", default="15", show_default=True, help="Board size N or WxH (5..22).")
+@click.option("-t", "--time", "turn_time", type=click.FloatRange(0), default=None,
+              help="Seconds per move (protocol timeout_turn; 0 = as fast as possible). "
+                   "Default 1, or no cap when --nodes/--depth/--playouts is given.")
+@click.option("--match-time", type=click.FloatRange(0, min_open=True), default=None,
+              help="Seconds per player for the whole game (protocol timeout_match).")
+@click.option("--nodes", type=click.IntRange(1), default=None, help="Node limit per move.")
+@click.option("--depth", type=click.IntRange(1), default=None, help="Depth limit per move.")
+@click.option("--playouts", type=click.IntRange(1), default=None, help="Playouts per move (MCTS players).")
+@click.option("--tolerance", type=click.FloatRange(0), default=1.0, show_default=True,
+              help="Seconds allowed over a time limit before a time forfeit.")
+@click.option("--start-timeout", type=click.FloatRange(0, min_open=True), default=10.0, show_default=True,
+              help="Seconds a brain has to answer ABOUT and START.")
+@click.option("-o", "--openings", default="builtin", show_default=True,
+              help="'builtin' (26 classical 3-stone openings), 'none', or a file (pos h8i9j7 or offset -1,0, 0,1).")
+@click.option("--openings-format", type=click.Choice(["auto", "pos", "offset"]), default="auto", show_default=True)
+@click.option("--random-order", is_flag=True, help="Shuffle the openings (reproducible with --seed).")
+@click.option("-c", "--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Games played at once (worker processes).")
+@click.option("--draw-after", type=click.IntRange(1), default=None,
+              help="Adjudicate a draw when this many stones are on the board.")
+@click.option("--seed", type=int, default=None, help="Seed for opening order and random players.")
+@click.option("--sprt", "sprt_text", default=None, metavar="elo0=X elo1=Y [alpha=A beta=B]",
+              help="Stop early when the SPRT decides (cutechess model).")
+@click.option("--sgf", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Append every game to this SGF collection.")
+@click.option("--psq", "psq_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write each game as DIR/game_NNNN.psq (Piskvork format).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write results and statistics to this JSON file ('-' = stdout).")
+@click.option("--name-a", default=None, help="Display name of player A.")
+@click.option("--name-b", default=None, help="Display name of player B.")
+@click.option("--progress/--no-progress", default=None, help="Live view (default: when stdout is a terminal).")
+def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time: Optional[float],
+          match_time: Optional[float], nodes: Optional[int], depth: Optional[int], playouts: Optional[int],
+          tolerance: float, start_timeout: float, openings: str, openings_format: str, random_order: bool,
+          concurrency: int, draw_after: Optional[int], seed: Optional[int], sprt_text: Optional[str],
+          sgf: Optional[Path], psq_dir: Optional[Path], json_path: Optional[Path], name_a: Optional[str],
+          name_b: Optional[str], progress: Optional[bool]) -> None:
+    """Play PLAYER_A against PLAYER_B and report score, Elo difference, LOS and SPRT.
+
+    A player is: random | classical[:LEVEL] | classical:depth=N | classical:nodes=N |
+    pure-mcts:N | FILE.onnx[:playouts=N,c_puct=C] | brain:COMMAND (a Piskvork brain).
+    Each opening is played twice with colours swapped.
+    """
+    # players and the SPRT's extra key=value words share the positional arguments
+    sprt_tokens = [sprt_text] if sprt_text else []
+    specs = []
+    for tok in players:
+        if _SPRT_KEY.match(tok) and sprt_text:
+            sprt_tokens.append(tok)
+        else:
+            specs.append(tok)
+    if len(specs) != 2:
+        raise click.UsageError(f"expected two players, got {len(specs)}: {' '.join(specs) or '(none)'}")
+    sprt = _parse_sprt(sprt_tokens)
+    try:
+        rule_v = parse_rule(rule)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rule") from None
+    width, height = _parse_size(size)
+    if turn_time is None and not (nodes or depth or playouts):
+        turn_time = 1.0
+    try:
+        spec_a, spec_b = parse_spec(specs[0]), parse_spec(specs[1])
+    except SpecError as exc:
+        raise click.ClickException(str(exc)) from None
+
+    try:
+        if openings.lower() == "builtin":
+            ops = builtin_openings(width, height)
+        elif openings.lower() == "none":
+            ops = []
+        else:
+            ops = load_openings(openings, width, height, openings_format)
+        check_openings(ops, width, height, rule_v)
+    except OpeningError as exc:
+        raise click.ClickException(str(exc)) from None
+
+    game = GameSettings(width=width, height=height, rule=rule_v, turn_time=turn_time, match_time=match_time,
+                        nodes=nodes, depth=depth, playouts=playouts, tolerance=tolerance,
+                        draw_after=draw_after, start_timeout=start_timeout)
+    settings = MatchSettings(game=game, games=games, openings=tuple(ops), random_order=random_order,
+                             seed=seed, concurrency=concurrency, sprt=sprt)
+
+    # fail once, clearly, before any game: unknown/unavailable players, brains that do not start
+    for spec in (spec_a, spec_b):
+        try:
+            probe_player(spec, game)
+        except (SpecError, PlayerError) as exc:
+            raise click.ClickException(str(exc)) from None
+    na = name_a or spec_a.name
+    nb = name_b or spec_b.name
+    if na == nb:
+        nb = nb + "-2"
+
+    if sgf is not None and sgf.exists():
+        sgf.unlink()   # one match, one collection
+    live = sys.stdout.isatty() if progress is None else progress
+    m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
+    stop = threading.Event()
+    record_error: list[str] = []
+    with _View(games, live, na, nb) as view:
+        def on_end(res: GameResult, summary: MatchSummary) -> None:
+            view.finished(res, summary)
+            if (sgf or psq_dir) and not record_error:
+                try:
+                    write_game_records(res, sgf, psq_dir)
+                except (OSError, ValueError) as exc:
+                    record_error.append(f"cannot write game records: {exc}")
+                    stop.set()
+        try:
+            summary = m.run(on_game_start=view.started, on_game_end=on_end, stop=stop)
+        except KeyboardInterrupt:
+            stop.set()
+            summary = m.summary
+            summary.stopped = "interrupted"
+        except (SpecError, PlayerError) as exc:
+            raise click.ClickException(str(exc)) from None
+    if record_error:
+        raise click.ClickException(record_error[0])
+    for line in summary.report_lines():
+        click.echo(line)
+    if summary.stopped:
+        click.echo(f"Match stopped early: {summary.stopped}")
+    if json_path is not None:
+        data = summary.to_json()
+        data["settings"] = {"rule": rule_v.label, "width": width, "height": height, "turn_time": turn_time,
+                            "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
+                            "tolerance": tolerance, "games": games, "openings": openings, "seed": seed,
+                            "concurrency": concurrency, "draw_after": draw_after,
+                            "players": [spec_a.text, spec_b.text]}
+        text = json.dumps(data, indent=1)
+        if str(json_path) == "-":
+            click.echo(text)
+        else:
+            try:
+                json_path.write_text(text + "\n")
+            except OSError as exc:
+                raise click.ClickException(f"cannot write {json_path}: {exc.strerror or exc}") from None
