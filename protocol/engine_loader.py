@@ -24,6 +24,7 @@ class EngineLoader:
         self.Board: Any = None
         self.IllegalMove: type[BaseException] = Exception
         self.think: Any = None
+        self.quick_move: Any = None
         self.Limit: Any = None
         self._warmup = warmup
         self._thread: Optional[threading.Thread] = None
@@ -48,6 +49,7 @@ class EngineLoader:
             self.board_ready.set()
             from gomoku.engine import agent
             self.think = agent.think
+            self.quick_move = getattr(agent, "quick_move", None)
             if self._warmup:
                 with self.lock:
                     self._warm(agent)

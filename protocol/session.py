@@ -186,13 +186,10 @@ class Session:
     def _cmd_yxshowforbid(self, cmd: Command, t: float) -> None:
         cells: list[tuple[int, int]] = []
         pos = self.pos
-        if pos is not None and self.rule == Rule.RENJU and pos.to_move == BLACK \
-                and self.loader.board_ready.wait(10.0):
+        if pos is not None and self.rule == Rule.RENJU and self.loader.board_ready.wait(10.0):
             try:
-                board = pos.to_board(self.loader.Board, self.rule)
-                cells = [(x, y) for y in range(pos.height) for x in range(pos.width)
-                         if pos.cell(x, y) == 0 and board.is_forbidden(x, y)]
-            except Exception as exc:  # noqa: BLE001
+                cells = pos.to_board(self.loader.Board, self.rule).forbidden_points()
+            except Exception as exc:  # noqa: BLE001 - the reply must still come
                 print(f"YXSHOWFORBID failed: {exc}")
         self.out.send("FORBID " + "".join(f"{x:02d}{y:02d}" for x, y in cells) + ".")
 
@@ -341,10 +338,9 @@ class Session:
                 print(f"position not playable by the engine: {exc}")
                 return None
             forbidden = board.is_forbidden if rule == Rule.RENJU and pos.to_move == BLACK else None
-            if forbidden is not None:
-                fb = cheap_move(pos, rule, forbidden)
-                if fb is not None:
-                    req.set_fallback((format_move(fb), self._effect_for([fb]), []))
+            fb = loader.quick_move(board) if loader.quick_move is not None else cheap_move(pos, rule, forbidden)
+            if fb is not None:
+                req.set_fallback((format_move(fb), self._effect_for([fb]), []))
             budget = req.budget
             think_s = 0.0 if budget.instant else max(0.0, budget.soft - time.monotonic())
             limit = loader.Limit(turn_time=think_s, depth=self.max_depth, nodes=self.max_node,

@@ -102,6 +102,9 @@ class Brain:
             t, text = self.lines.get(timeout=seconds)
         except queue.Empty:
             return
+        if text is None:             # output closed (process ended) without a line: silent
+            self.lines.put((t, None))
+            return
         raise AssertionError(f"unexpected output {text!r}")
 
     def wait_exit(self, timeout: float = 0.5) -> tuple[int, float]:

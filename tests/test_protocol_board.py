@@ -1,0 +1,165 @@
+"""Conformance cases 27-38 (BOARD and rule awareness) against the real brain."""
+from __future__ import annotations
+
+import pytest
+
+from test_protocol_util import Brain
+
+
+def started(size: int = 15, rule: int | None = None, turn_ms: int = 1000) -> Brain:
+    b = Brain(turn_ms=turn_ms)
+    if rule is not None:
+        b.send(f"INFO rule {rule}")
+    b.send(f"START {size}")
+    assert b.line() == "OK"
+    return b
+
+
+CASE27 = ("7,7,1", "7,8,2", "8,8,1", "6,7,2")
+
+
+def test_27_board_we_are_black():
+    with started() as b:
+        b.send("BOARD", *CASE27, "DONE")
+        m = b.move()
+        assert m not in {(7, 7), (7, 8), (8, 8), (6, 7)}
+        b.end()
+
+
+def test_28_board_we_are_white():
+    with started() as b:
+        b.send("BOARD", "7,7,2", "8,8,1", "9,7,2", "DONE")
+        assert b.move() not in {(7, 7), (8, 8), (9, 7)}
+        b.end()
+
+
+def test_29_empty_board():
+    with started() as b:
+        b.send("BOARD", "DONE")
+        b.move()
+        b.end()
+
+
+def test_30_unusable_cell():
+    with started() as b:
+        b.send("BOARD", "7,7,1", "7,8,3", "8,8,2", "DONE")
+        assert b.move() not in {(7, 7), (7, 8), (8, 8)}
+        b.end()
+
+
+def test_31_bad_data_inside_board():
+    with started() as b:
+        b.send("BOARD", "7,7,1", "7,7,2", "3,3,4", "99,1,1", "x", "8,8,2", "DONE")
+        while True:
+            line = b.line()
+            assert not line.startswith("ERROR"), line
+            if not line.startswith("MESSAGE "):
+                break
+        assert line not in ("7,7", "8,8")
+        assert "," in line
+        b.send("TURN 1,1")
+        b.move()
+        b.end()
+
+
+def test_31b_board_impossible_counts():
+    with started() as b:
+        b.send("BOARD", "7,7,1", "8,8,1", "9,9,1", "DONE")
+        assert b.line().startswith("ERROR ")
+        b.silent(0.3)
+        b.send("BOARD", "7,7,1", "DONE")                 # own stone more: also impossible
+        assert b.line().startswith("ERROR ")
+        b.send("BOARD", "7,7,2", "DONE")
+        b.move()
+        b.end()
+
+
+def test_32_lower_case_board():
+    with started() as b:
+        b.send("board", "7,7,2", "done")
+        assert b.move() != (7, 7)
+        b.send("board", "7,7,1", "8,8,2", "done")
+        assert b.move() not in {(7, 7), (8, 8)}
+        b.end()
+
+
+def test_33_turn_continues_board_position():
+    with started() as b:
+        b.send("BOARD", *CASE27, "DONE")
+        a = b.move()
+        taken = {(7, 7), (7, 8), (8, 8), (6, 7), a}
+        c = next((x, y) for x in range(15) for y in range(15) if (x, y) not in taken)
+        b.send(f"TURN {c[0]},{c[1]}")
+        assert b.move() not in taken | {c}
+        b.end()
+
+
+def test_34_second_board_replaces_position():
+    with started() as b:
+        b.send("BOARD", *CASE27, "DONE")
+        b.move()
+        b.send("BOARD", "0,0,1", "14,14,2", "DONE")   # 7,7 etc. are free again
+        assert b.move() not in {(0, 0), (14, 14)}
+        b.end()
+
+
+OPEN_FOUR = ("7,7,1", "7,8,2", "8,7,1", "8,8,2", "9,7,1", "9,8,2", "10,7,1", "10,8,2")
+
+
+@pytest.mark.parametrize("rule,size", [(0, 15), (1, 15), (4, 15), (8, 15), (9, 15), (0, 20)])
+def test_35_complete_open_four(rule, size):
+    with started(size, rule) as b:
+        b.send("BOARD", *OPEN_FOUR, "DONE")
+        assert b.move() in {(6, 7), (11, 7)}
+        b.end()
+
+
+CASE36 = ("7,7,2", "7,8,1", "8,7,2", "7,9,1", "6,7,2", "7,10,1", "9,12,2", "7,11,1", "6,13,2",
+          "7,13,1", "8,14,2")
+
+
+def test_36_standard_blocks_three_instead_of_six():
+    with started(rule=1) as b:
+        b.send("BOARD", *CASE36, "DONE")
+        assert b.move() in {(5, 7), (9, 7)}
+        b.end()
+
+
+def test_37_renju_avoids_forbidden():
+    with started(rule=4) as b:
+        b.send("BOARD", "7,7,1", "7,8,2", "8,6,1", "8,8,2", "7,9,1", "8,5,2", "8,10,1", "8,11,2", "DONE")
+        assert b.move() != (6, 8)
+        b.send("YXSHOWFORBID")
+        line = b.line()
+        assert line.startswith("FORBID ") and line.endswith(".")
+        assert "0608" in line   # 6,8 is a foul for black
+        b.end()
+
+
+@pytest.mark.parametrize("rule", [8, 9])
+def test_38_caro_blocks_three(rule):
+    with started(rule=rule) as b:
+        b.send("BOARD", "7,7,1", "5,7,2", "6,7,1", "5,8,2", "8,7,1", "5,6,2", "9,7,1", "11,7,2", "DONE")
+        assert b.move() in {(5, 4), (5, 5), (5, 9), (5, 10)}
+        b.end()
+
+
+def test_40_info_rule_before_start():
+    b = Brain(turn_ms=1000)
+    with b:
+        b.send("INFO rule 1")
+        b.silent(0.1)
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.send("BOARD", *CASE36, "DONE")
+        assert b.move() in {(5, 7), (9, 7)}
+        b.end()
+
+
+def test_41_info_rule_after_start():
+    with started() as b:
+        b.send("INFO rule 1")
+        b.silent(0.1)
+        b.send("BOARD", *CASE36, "DONE")
+        assert b.move() in {(5, 7), (9, 7)}
+        b.end()

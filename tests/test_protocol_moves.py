@@ -1,0 +1,183 @@
+"""Conformance cases 12-26 (move requests, leniency, bad input) against the real brain."""
+from __future__ import annotations
+
+from test_protocol_util import Brain
+
+
+def started(size: int = 15, **kw) -> Brain:
+    b = Brain(**kw)
+    b.send(f"START {size}")
+    assert b.line() == "OK"
+    return b
+
+
+def test_12_start_20_begin():
+    with started(20) as b:
+        b.send("BEGIN")
+        b.move(size=(20, 20))
+        b.end()
+
+
+def test_13_turn_as_first_move():
+    with started(20) as b:
+        b.send("TURN 10,10")
+        assert b.move(size=(20, 20)) != (10, 10)
+        b.end()
+
+
+def test_14_turn_on_occupied_cell():
+    with started() as b:
+        b.send("TURN 7,7")
+        a = b.move()
+        b.send(f"TURN {a[0]},{a[1]}")
+        assert b.line().startswith("ERROR ")
+        b.send("TURN 7,7")                       # still occupied: position unchanged
+        assert b.line().startswith("ERROR ")
+        b.send("TURN 0,0")
+        m = b.move()
+        assert m not in ((0, 0), (7, 7), a)
+        b.end()
+
+
+def test_15_turn_off_board():
+    with started() as b:
+        b.send("TURN 15,3")
+        assert b.line().startswith("ERROR ")
+        b.send("TURN -1,3")
+        assert b.line().startswith("ERROR ")
+        b.send("TURN 3,3")
+        b.move()
+        b.end()
+
+
+def test_16_malformed_turn():
+    with started() as b:
+        for bad in ("TURN 7;7", "TURN 7", "TURN"):
+            b.send(bad)
+            assert b.line().startswith("ERROR "), bad
+        b.silent(0.2)
+        b.end()
+
+
+def test_17_turn_before_start():
+    with Brain() as b:
+        b.send("TURN 7,7")
+        assert b.line().startswith("ERROR ")
+        b.end()
+
+
+def test_18_begin_twice():
+    with started() as b:
+        b.send("BEGIN")
+        b.move()
+        b.send("BEGIN")
+        assert b.line().startswith("ERROR ")
+        b.end()
+
+
+def test_19_blanks_around_comma():
+    with started() as b:
+        b.send("   TURN  7, 8  ")
+        assert b.move() != (7, 8)
+        b.end()
+
+
+def test_20_lower_case():
+    with Brain() as b:
+        b.send("start 15")
+        assert b.line() == "OK"
+        b.send("info timeout_turn 1000")
+        b.silent(0.2)
+        b.send("turn 7,7")
+        b.move()
+        b.end()
+
+
+def test_21_crlf():
+    with Brain() as b:
+        b.send(b"START 15\r\n")
+        assert b.line() == "OK"
+        b.send(b"TURN 7,7\r\n")
+        assert b.move() != (7, 7)
+        b.end()
+
+
+def test_21b_lone_cr_and_crlf_split_across_writes():
+    with Brain() as b:
+        b.send(b"START 15\r")
+        assert b.line() == "OK"
+        b.send(b"\nTURN 7,7\r")           # the LF belongs to the previous CR: no empty command
+        b.move()
+        b.silent(0.2)
+        b.end()
+
+
+def test_22_lf_only():
+    with Brain() as b:
+        b.send(b"START 15\nTURN 7,7\n")
+        assert b.line() == "OK"
+        b.move()
+        b.end()
+
+
+def test_23_empty_and_blank_lines():
+    with started() as b:
+        b.send("", "    ", "\t")
+        b.silent(0.3)
+        b.end()
+
+
+def test_24_unknown_command():
+    with Brain() as b:
+        b.send("FOO 1 2")
+        assert b.line().startswith("UNKNOWN ")
+        b.silent(0.2)
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.end()
+
+
+def test_25_huge_line():
+    with Brain() as b:
+        b.send("A" * 100_000)
+        assert b.line().startswith("UNKNOWN ")
+        b.silent(0.2)
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.end()
+
+
+def test_26_invalid_utf8():
+    with Brain() as b:
+        b.send(b"\xff\xfe\n")
+        line = b.line()
+        assert line.startswith("UNKNOWN ") and line.isascii()
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.end()
+        assert b"Traceback" not in b.stderr
+
+
+def test_garbage_lines_keep_serving():
+    with started() as b:
+        b.send("\x00\x01junk", "12,12", "TURN 7,7,7")
+        for _ in range(3):
+            line = b.line()
+            assert line.startswith(("UNKNOWN ", "ERROR ")), line
+        b.send("TURN 7,7")
+        b.move()
+        b.end()
+
+
+def test_gomoku_brain_click_command_is_the_same_brain():
+    import sys
+    from pathlib import Path
+    gomoku = str(Path(sys.executable).parent / "gomoku")
+    with Brain(args=[gomoku, "brain", "--turn-ms", "200"]) as b:
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.send("BEGIN")
+        b.move()
+        b.send("YXSHOWFORBID")
+        assert b.line().startswith("FORBID ")
+        b.end()

@@ -1,0 +1,174 @@
+"""Conformance cases 51-53 (TAKEBACK/PLAY), 57-61 (SWAP2BOARD), 62-66 (extensions, whole
+sessions) against the real brain."""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from test_protocol_util import MOVE_RE, Brain
+
+
+def started(size: int = 15, **kw) -> Brain:
+    b = Brain(**kw)
+    b.send(f"START {size}")
+    assert b.line() == "OK"
+    return b
+
+
+def test_51_takeback():
+    with started() as b:
+        b.send("TURN 7,7")
+        a = b.move()
+        b.send(f"TAKEBACK {a[0]},{a[1]}")
+        assert b.line() == "OK"
+        b.send("TAKEBACK 7,7")
+        assert b.line() == "OK"
+        b.send("TURN 7,7")
+        b.move()
+        b.end()
+
+
+def test_52_takeback_errors():
+    with started() as b:
+        b.send("TAKEBACK 3,3")
+        assert b.line().startswith("ERROR ")
+        b.send("TAKEBACK 20,20")
+        assert b.line().startswith("ERROR ")
+        b.end()
+
+
+def test_53_play_then_turn_on_it():
+    with started() as b:
+        b.send("PLAY 12,10")
+        assert b.line() == "12,10"
+        b.send("TURN 12,10")
+        assert b.line().startswith("ERROR ")
+        b.end()
+
+
+def _cells(line: str) -> list[tuple[int, int]]:
+    out = []
+    for tok in line.split(" "):
+        assert MOVE_RE.match(tok), line
+        out.append(tuple(map(int, tok.split(","))))
+    return out
+
+
+def test_57_swap2_empty():
+    with started() as b:
+        b.send("INFO rule 1", "INFO time_left 7200000", "SWAP2BOARD", "DONE")
+        line = b.line()
+        assert re.fullmatch(r"\d+,\d+ \d+,\d+ \d+,\d+", line), line
+        cells = _cells(line)
+        assert len(set(cells)) == 3 and all(0 <= x < 15 and 0 <= y < 15 for x, y in cells)
+        b.end()
+
+
+def test_58_swap2_three_stones():
+    with started() as b:
+        b.send("INFO time_left 7200000", "SWAP2BOARD", "7,7", "8,7", "9,9", "DONE")
+        line = b.line(15)
+        assert line == "SWAP" or len(_cells(line)) in (1, 2)
+        if line != "SWAP":
+            cells = _cells(line)
+            assert len(set(cells)) == len(cells)
+            assert not set(cells) & {(7, 7), (8, 7), (9, 9)}
+        b.end()
+
+
+def test_59_60_swap2_five_stones_then_board():
+    with started() as b:
+        b.send("INFO time_left 7200000", "SWAP2BOARD", "7,7", "8,7", "9,9", "8,8", "8,6", "DONE")
+        line = b.line(15)
+        assert line == "SWAP" or len(_cells(line)) == 1
+        if line != "SWAP":
+            assert _cells(line)[0] not in {(7, 7), (8, 7), (9, 9), (8, 8), (8, 6)}
+        b.send("INFO time_left 7000000", "BOARD", "7,7,1", "8,7,2", "9,9,1", "8,8,2", "8,6,1", "6,8,2", "DONE")
+        assert b.move(15) not in {(7, 7), (8, 7), (9, 9), (8, 8), (8, 6), (6, 8)}
+        b.end()
+
+
+@pytest.mark.parametrize("stones", [["7,7"], ["7,7", "8,8"], ["1,1", "2,2", "3,3", "4,4"],
+                                    ["1,1", "2,2", "3,3", "4,4", "5,5", "6,6"],
+                                    ["7,7", "7,7", "9,9"], ["7,7", "8,8", "15,3"], ["7,7", "x", "9,9"]])
+def test_61_swap2_bad_stones(stones):
+    with started() as b:
+        b.send("SWAP2BOARD", *stones, "DONE")
+        assert b.line().startswith("ERROR ")
+        b.silent(0.2)
+        b.send("BEGIN")
+        b.move()
+        b.end()
+
+
+def test_62_yxstop_while_thinking():
+    with started() as b:
+        b.send("INFO timeout_turn 30000")
+        time.sleep(0.8)
+        b.send("BEGIN")
+        time.sleep(0.1)
+        b.send("YXSTOP")
+        b.move()
+        assert b.elapsed() < 0.2
+        b.silent(0.3)
+        b.end()
+
+
+def test_63_yxstop_idle_is_silent():
+    with started() as b:
+        b.send("YXSTOP", "STOP")
+        b.silent(0.3)
+        b.end()
+
+
+def test_64_info_while_thinking():
+    with started() as b:
+        b.send("INFO timeout_turn 30000")
+        time.sleep(0.8)
+        b.send("TURN 7,7")
+        b.send("INFO time_left 400")
+        t = b.sent_at
+        b.move()
+        assert b.last_at - t < 0.4
+        b.silent(0.3)
+        b.end()
+
+
+def test_65_piskvork_style_session():
+    with Brain() as b:
+        b.send("START 20")
+        assert b.line() == "OK"
+        info = ["INFO timeout_turn 1000", "INFO timeout_match 100000", "INFO max_memory 367001600",
+                "INFO game_type 1", "INFO rule 0", "INFO time_left 100000"]
+        b.send(*info, eol="\r\n")
+        b.silent(0.1)
+        b.send("BEGIN", eol="\r\n")
+        taken = {b.move(size=(20, 20))}
+        for mv in ("3,3", "3,4", "3,5"):
+            b.send("INFO time_left 95000", f"TURN {mv}", eol="\r\n")
+            taken.add(tuple(map(int, mv.split(","))))
+            m = b.move(size=(20, 20))
+            assert m not in taken
+            taken.add(m)
+        b.send("RESTART", eol="\r\n")
+        assert b.line() == "OK"
+        b.send(*info, "BOARD", "10,10,1", "10,11,2", "11,11,1", "9,10,2", "DONE", eol="\r\n")
+        assert b.move(size=(20, 20)) not in {(10, 10), (10, 11), (11, 11), (9, 10)}
+        b.silent(0.1)
+        b.end()
+
+
+def test_66_gomocupjudge_style_session():
+    with Brain() as b:
+        b.send("START 15", "INFO timeout_turn 5000", "INFO timeout_match 180000",
+               "INFO max_memory 367001600", "INFO game_type 3", "INFO rule 0",
+               r"INFO folder C:\GJ\match\folder\abc", "INFO time_left 180000",
+               "BOARD", "7,7,2", "8,8,1", "9,7,2", "DONE", eol="\r\n")
+        assert b.line() == "OK"
+        m = b.move()
+        assert m not in {(7, 7), (8, 8), (9, 7)}
+        b.send("INFO time_left 179000", "TURN 1,1", eol="\r\n")
+        b.move()
+        b.end()
