@@ -83,14 +83,14 @@ def write_game_records(res: GameResult, sgf: Optional[Path], psq_dir: Optional[P
 class _View:
     """Progress bar + running score on a terminal; plain cutechess-style lines otherwise."""
 
-    def __init__(self, total: int, live: bool, name_a: str, name_b: str) -> None:
-        self.total, self.live = total, live
+    def __init__(self, total: int, live: bool, name_a: str, name_b: str, err: bool = False) -> None:
+        self.total, self.live, self.err = total, live, err
         self.name_a, self.name_b = name_a, name_b
         self.progress: Any = None
         if live:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-            self.console = Console(stderr=False)
+            self.console = Console(stderr=err)
             self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                                      TimeElapsedColumn(), TextColumn("{task.fields[score]}"),
                                      console=self.console, transient=False)
@@ -109,12 +109,12 @@ class _View:
         if self.progress is not None:
             self.progress.console.print(line, markup=False, highlight=False)
         else:
-            click.echo(line)
+            click.echo(line, err=self.err)
 
     def started(self, job: GameJob) -> None:
         if self.progress is None:
             a, b = (self.name_a, self.name_b) if job.a_is_black else (self.name_b, self.name_a)
-            click.echo(f"Started game {job.index + 1} of {self.total} ({a} vs {b})")
+            click.echo(f"Started game {job.index + 1} of {self.total} ({a} vs {b})", err=self.err)
 
     def finished(self, res: GameResult, summary: MatchSummary) -> None:
         self.echo(f"Finished game {res.index + 1} ({res.black} vs {res.white}): {res.text()}")
@@ -127,7 +127,7 @@ class _View:
             self.progress.update(self.task, advance=1, score=f"{w} - {l} - {d}{extra}")
         else:
             from gomoku.engine import stats
-            click.echo(stats.score_line(summary.name_a, summary.name_b, w, l, d))
+            click.echo(stats.score_line(summary.name_a, summary.name_b, w, l, d), err=self.err)
 
 
 # ----------------------------------------------------------------------------- command
@@ -166,7 +166,7 @@ class _View:
 @click.option("--psq", "psq_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write each game as DIR/game_NNNN.psq (Piskvork format).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write results and statistics to this JSON file ('-' = stdout).")
+              help="Write results and statistics to this JSON file ('-' = stdout, the report then goes to stderr).")
 @click.option("--name-a", default=None, help="Display name of player A.")
 @click.option("--name-b", default=None, help="Display name of player B.")
 @click.option("--progress/--no-progress", default=None, help="Live view (default: when stdout is a terminal).")
@@ -235,11 +235,12 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
 
     if sgf is not None and sgf.exists():
         sgf.unlink()   # one match, one collection
-    live = sys.stdout.isatty() if progress is None else progress
+    json_stdout = json_path is not None and str(json_path) == "-"   # then stdout carries only JSON
+    live = (sys.stderr if json_stdout else sys.stdout).isatty() if progress is None else progress
     m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
     stop = threading.Event()
     record_error: list[str] = []
-    with _View(games, live, na, nb) as view:
+    with _View(games, live, na, nb, err=json_stdout) as view:
         def on_end(res: GameResult, summary: MatchSummary) -> None:
             view.finished(res, summary)
             if (sgf or psq_dir) and not record_error:
@@ -259,9 +260,9 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
     if record_error:
         raise click.ClickException(record_error[0])
     for line in summary.report_lines():
-        click.echo(line)
+        click.echo(line, err=json_stdout)
     if summary.stopped:
-        click.echo(f"Match stopped early: {summary.stopped}")
+        click.echo(f"Match stopped early: {summary.stopped}", err=json_stdout)
     if json_path is not None:
         data = summary.to_json()
         data["settings"] = {"rule": rule_v.label, "width": width, "height": height, "turn_time": turn_time,

@@ -1,0 +1,128 @@
+"""`gomoku match` through its real entry points (console script and click runner)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gomoku.engine.records import load_psq, load_sgf_all
+from gomoku.tools.cli import main
+
+FIXTURE = Path(__file__).parent / "fixtures" / "pbrain_fixture.py"
+GOMOKU = Path(sys.executable).parent / "gomoku"
+
+
+def brain(mode: str = "random", *args: str) -> str:
+    return "brain:" + " ".join([sys.executable, str(FIXTURE), mode, *args])
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([str(GOMOKU), "match", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_match_console_script_with_records_and_json(tmp_path):
+    sgf, psq, js = tmp_path / "games.sgf", tmp_path / "psq", tmp_path / "out.json"
+    p = run_cli("random", brain("random", "9"), "-n", "4", "-t", "1", "--seed", "3",
+                "--sgf", str(sgf), "--psq", str(psq), "--json", str(js))
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "Score of random vs pbrain_fixture: " in out
+    assert "...      random playing Black: " in out and "...      Black vs White: " in out
+    assert "Elo difference: " in out and "LOS: " in out and "DrawRatio: " in out
+    assert out.count("Finished game") == 4
+    data = json.loads(js.read_text())
+    assert data["games"] == 4 and data["wins"] + data["losses"] + data["draws"] == 4
+    assert [r["a_is_black"] for r in data["results"]] == [True, False, True, False]
+    assert data["settings"]["players"] == ["random", brain("random", "9")]
+    games = load_sgf_all(sgf)
+    assert len(games) == 4
+    for g, r in zip(games, data["results"]):
+        assert g.moves == [tuple(m) for m in r["moves"]]
+        assert g.black == r["black"] and g.result == r["result"]
+    files = sorted(psq.glob("*.psq"))
+    assert len(files) == 4
+    assert load_psq(files[0]).moves == games[0].moves
+
+
+def test_referee_verdicts_reach_the_report(tmp_path):
+    js = tmp_path / "o.json"
+    r = CliRunner().invoke(main, ["match", "random", brain("occupied"), "-n", "2", "--json", str(js)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(js.read_text())
+    assert data["reasons"] == {"illegal": 2} and data["wins"] == 2
+    assert "occupied cell" in r.output
+
+
+def test_time_forfeit_and_tolerance_flag():
+    r = CliRunner().invoke(main, ["match", "random", brain("late", "0.6"), "-n", "2", "-t", "0.1",
+                                  "--tolerance", "0.1", "--json", "-"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["reasons"] == {"time": 2}
+    r = CliRunner().invoke(main, ["match", "random", brain("late", "0.3"), "-n", "2", "-t", "0.1",
+                                  "--tolerance", "2", "--draw-after", "6", "--json", "-"])
+    data = json.loads(r.stdout)
+    assert data["reasons"] == {"adjudication": 2}
+
+
+def test_concurrency_and_opening_files(tmp_path):
+    pos = tmp_path / "pos.txt"
+    pos.write_text("# two openings\nh8i9j7\n\nh8h9\n")
+    off = tmp_path / "off.txt"
+    off.write_text("0,0, 1,1, -1,2\n")
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "4", "-c", "2", "-o", str(pos),
+                                  "--json", "-"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert [r_["opening"] for r_ in data["results"]] == [[[7, 7], [8, 8], [9, 6]]] * 2 + [[[7, 7], [7, 8]]] * 2
+    assert data["player_b"] == "random-2"
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "2", "-s", "20", "-o", str(off),
+                                  "--json", "-"])
+    data = json.loads(r.stdout)
+    assert data["results"][0]["opening"] == [[10, 10], [11, 11], [9, 12]]
+
+
+def test_sprt_option_forms():
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "4", "--sprt", "elo0=0", "elo1=10",
+                                  "alpha=0.1", "beta=0.1"])
+    assert r.exit_code == 0, r.output
+    assert "SPRT: llr " in r.output and "lbound -2.20, ubound 2.20" in r.output
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "2", "--sprt", "elo0=5 elo1=0"])
+    assert r.exit_code != 0 and "elo1 > elo0" in r.output
+
+
+def test_live_view_runs():
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "2", "--progress"])
+    assert r.exit_code == 0, r.output
+    assert "Score of random vs random-2" in r.output
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["missing.onnx", "random"], "ONNX file not found"),
+    (["BAD_ONNX", "random"], "not a usable ONNX model"),
+    (["pure-mcts:100", "random"], "not available yet"),
+    (["random", "brain:/no/such/pbrain"], "brain executable not found"),
+    (["random", "DEAD_BRAIN"], "did not start"),
+    (["random", "REFUSING_BRAIN"], "refused START 15"),
+    (["random", "random", "-o", "OFFBOARD_OPENINGS"], "does not fit the 15x15 board"),
+    (["random", "random", "-o", "/no/such/file"], "cannot read openings file"),
+    (["random", "random", "--rule", "go"], "unknown rule"),
+    (["random", "random", "-s", "40"], "5..22"),
+    (["random", "chess-engine"], "unknown player"),
+])
+def test_bad_input_is_one_line_and_non_zero(tmp_path, args, msg):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x00garbage")
+    offboard = tmp_path / "ops.txt"
+    offboard.write_text("0,0\n-8,0, 0,1\n")
+    subst = {"BAD_ONNX": str(bad), "DEAD_BRAIN": brain("dead"), "REFUSING_BRAIN": brain("refuse"),
+             "OFFBOARD_OPENINGS": str(offboard)}
+    p = run_cli(*[subst.get(a, a) for a in args])
+    assert p.returncode != 0
+    assert msg in p.stderr
+    assert "Traceback" not in p.stderr + p.stdout
+    assert len([l for l in p.stderr.splitlines() if l.startswith("Error")]) == 1
