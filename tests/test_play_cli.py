@@ -1,0 +1,209 @@
+"""`gomoku play` driven through a pseudo-terminal, plus the rendering and notation it uses."""
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+from rich.console import Console
+
+from gomoku.engine.board import Board
+from gomoku.engine.records import GameRecord, load, save
+from gomoku.engine.rules import Rule
+from gomoku.tools import render
+
+GOMOKU = str(Path(sys.executable).parent / "gomoku")
+FIRST_PROMPT_TIMEOUT = 120     # a cold numba cache compiles the core on first use
+TIMEOUT = 30
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def spawn(*args: str, cwd: Path) -> pexpect.spawn:
+    env = dict(os.environ, COLUMNS="80", LINES="25")
+    return pexpect.spawn(GOMOKU, ["play", *args], cwd=str(cwd), env=env, encoding="utf-8",
+                         dimensions=(25, 80), timeout=TIMEOUT)
+
+
+def clean(raw: str) -> str:
+    """Screen text without colour codes, every run of whitespace (incl. wrapping) as one space."""
+    return " ".join(ANSI.sub("", raw or "").split())
+
+
+def wait(child: pexpect.spawn, prompt: str, timeout: float = TIMEOUT) -> str:
+    """Everything printed up to the next prompt, cleaned."""
+    child.expect_exact(prompt, timeout=timeout)
+    return clean(child.before)
+
+
+def send(child: pexpect.spawn, line: str, prompt: str) -> str:
+    child.sendline(line)
+    return wait(child, prompt)
+
+
+def finish(child: pexpect.spawn) -> str:
+    child.expect(pexpect.EOF)
+    child.close()
+    out = clean(child.before)
+    assert child.exitstatus == 0, f"exit status {child.exitstatus}, signal {child.signalstatus}: {out[-300:]}"
+    assert "Traceback" not in out
+    return out
+
+
+X, O = "Your move (X)>", "Your move (O)>"
+
+
+# ------------------------------------------------------------------ the acceptance game
+
+def test_play_short_game_and_save(tmp_path):
+    child = spawn("--size", "9", "--time", "0.1", "--color", "black", "--name", "tester", cwd=tmp_path)
+    child.expect_exact(X, timeout=FIRST_PROMPT_TIMEOUT)
+    raw = ANSI.sub("", child.before)
+    # rulers: x indices, letters, y indices and row numbers are all on screen
+    assert re.search(r"x\s+0\s+1\s+2", raw) and re.search(r"y\s+a\s+b\s+c", raw)
+    assert re.search(r"^\s+8\s+9 ", raw, re.M)
+
+    out = send(child, "e5", X)                            # centre (4,4)
+    reply = re.search(r"played ([a-i]\d) \((\d),(\d)\)", out)
+    assert reply, out[-400:]
+    engine_move = (int(reply.group(2)), int(reply.group(3)))
+
+    assert "e5 (4,4) is taken by black" in send(child, "e5", X)
+    assert "column 'k' is off the board (columns a..i)" in send(child, "k3", X)
+    assert "4,99 is off the board" in send(child, "4,99", X)
+    assert "Unknown command 'flurb'" in send(child, "flurb", X)
+    assert "cannot read 'h 8 9' as a move" in send(child, "h 8 9", X)
+
+    second = next(p for p in [(3, 3), (5, 3), (3, 5)] if p != engine_move)
+    assert "played" in send(child, f"{second[0]},{second[1]}", X)
+    assert "Took back" in send(child, "undo", X)
+    assert "played" in send(child, render.move_name(*second), X)   # same point, letter notation
+    assert "undo take back the engine's reply" in send(child, "help", X)
+
+    target = tmp_path / "game.sgf"
+    assert f"Saved 4 moves to {target}" in send(child, f"save {target}", X)
+    child.sendline("quit")
+    finish(child)
+
+    rec = load(target)
+    assert (rec.width, rec.height, rec.rule) == (9, 9, Rule.FREESTYLE)
+    assert rec.moves[0] == (4, 4) and rec.moves[1] == engine_move and rec.moves[2] == second
+    assert len(rec.moves) == 4
+    assert rec.black == "tester" and rec.white.startswith("classical")
+    assert rec.result is None
+    assert rec.times is not None and len(rec.times) == 4
+
+    # continue the saved game: it is black's turn again
+    child = spawn("--load", str(target), "--time", "0.1", cwd=tmp_path)
+    assert "Loaded 4 moves" in wait(child, X, FIRST_PROMPT_TIMEOUT)
+    assert re.search(r"Hint: [a-i]\d \(\d,\d\)", send(child, "hint", X))
+    child.sendeof()
+    assert "Bye" in finish(child)
+
+
+def test_play_as_white_resign_autosaves_psq(tmp_path):
+    auto = tmp_path / "auto.psq"
+    child = spawn("--size", "9", "--time", "0", "--color", "white", "--save", str(auto), cwd=tmp_path)
+    assert "played" in wait(child, O, FIRST_PROMPT_TIMEOUT)           # engine (black) opens
+    assert "Nothing to undo" in send(child, "undo", O)
+    out = send(child, "resign", "game over>")
+    assert "wins (X black): by resignation" in out and "Auto-saved 1 moves to" in out
+    assert "The game is over" in send(child, "a1", "game over>")
+    child.sendline("quit")
+    finish(child)
+    rec = load(auto)
+    assert len(rec.moves) == 1 and rec.black.startswith("classical") and rec.white == "human"
+
+
+def test_renju_forbidden_move_is_refused(tmp_path):
+    # black to move; h8 = (7,7) would make two open threes (a double-three)
+    moves = [(5, 7), (0, 0), (6, 7), (0, 14), (7, 5), (14, 0), (7, 6), (14, 14)]
+    assert Board.from_moves(15, moves, rule=Rule.RENJU).is_forbidden(7, 7)
+    start = tmp_path / "renju.sgf"
+    save(start, GameRecord(width=15, height=15, rule=Rule.RENJU, moves=moves))
+    child = spawn("--load", str(start), "--time", "0", cwd=tmp_path)
+    child.expect_exact(X, timeout=FIRST_PROMPT_TIMEOUT)
+    row8 = [ln for ln in ANSI.sub("", child.before).splitlines() if re.match(r"\s+7\s+8 ", ln)]
+    assert row8 and row8[0][7 + 3 * 7 + 1] == "!"          # the forbidden point is marked
+    out = send(child, "h8", X)
+    assert "h8 (7,7) is forbidden for black under renju" in out and "double-three or double-four" in out
+    child.sendintr()                                      # Ctrl-C at the prompt: clean exit 0
+    assert "Bye" in finish(child)
+
+
+@pytest.mark.parametrize("size", ["15", "20", "22"])
+def test_screen_fits_80x25(tmp_path, size):
+    child = spawn("--size", size, "--time", "0", cwd=tmp_path)
+    wait(child, X, FIRST_PROMPT_TIMEOUT)
+    send(child, "e5", X)
+    child.sendline("e5")                                  # a message on top of board and status
+    child.expect_exact(X)
+    screen = (child.before + child.after).split("\x1b[2J")[-1]    # since the last clear-screen
+    lines = ANSI.sub("", screen).replace("\r", "").split("\n")
+    assert "taken by black" in " ".join(lines)
+    assert len(lines) <= 25 and max(len(ln) for ln in lines) <= 80, "\n".join(lines)
+    child.sendline("quit")
+    finish(child)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--size", "4"], "board sides must be 5..22"),
+    (["--size", "big"], "is not a board size"),
+    (["--rule", "chess"], "unknown rule"),
+    (["--opponent", "gnugo"], "unknown player"),
+    (["--load", "missing.sgf"], "no such file"),
+    (["--save", "game.txt"], "must end in .sgf or .psq"),
+])
+def test_bad_options_are_one_line_errors(tmp_path, args, needle):
+    child = spawn(*args, cwd=tmp_path)
+    child.expect(pexpect.EOF, timeout=FIRST_PROMPT_TIMEOUT)
+    child.close()
+    out = ANSI.sub("", child.before)
+    assert child.exitstatus == 2 or child.exitstatus == 1
+    assert needle in " ".join(out.split()) and "Traceback" not in out
+
+
+# ------------------------------------------------------------------ rendering and notation
+
+@pytest.mark.parametrize("text, expected", [
+    ("h8", (7, 7)), ("H8", (7, 7)), ("a1", (0, 0)), ("o15", (14, 14)), ("7,7", (7, 7)),
+    (" 0, 14 ", (0, 14)), ("(3,4)", (3, 4)), ("3 4", (3, 4)),
+])
+def test_parse_move(text, expected):
+    assert render.parse_move(text, 15, 15) == expected
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("p1", "column 'p' is off the board"), ("a0", "row 0 is off the board"), ("a16", "row 16"),
+    ("15,0", "off the board"), ("-1,3", "off the board"), ("", "cannot read"), ("hello", "cannot read"),
+])
+def test_parse_move_errors(text, needle):
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        render.parse_move(text, 15, 15)
+
+
+def test_notation_matches_rulers():
+    assert render.move_name(7, 7) == "h8" and render.describe_move((21, 0)) == "v1 (21,0)"
+    for x in range(22):
+        for y in range(22):
+            assert render.parse_move(render.move_name(x, y), 22, 22) == (x, y)
+
+
+@pytest.mark.parametrize("side, max_lines", [(15, 17), (20, 22), (22, 23)])
+def test_board_fits_80_columns(side, max_lines):
+    b = Board(side, rule=Rule.RENJU)
+    for m in [(5, 7), (0, 0), (6, 7), (0, side - 1), (7, 5), (side - 1, 0), (7, 6)]:
+        b.play(*m)
+    console = Console(width=80, record=True, color_system=None)
+    console.print(render.render_board(b, forbidden=[(7, 7)], hint=(3, 3)))
+    lines = console.export_text().rstrip("\n").split("\n")
+    assert len(lines) == render.board_lines(side) <= max_lines
+    assert max(len(ln) for ln in lines) <= 80
+    body = lines[-side:]
+    assert body[6].split()[:2] == ["6", "7"]              # y index and row number
+    assert "[X]" in body[6]                               # last move (7,6) highlighted without colour
+    assert body[7][7 + 3 * 7 + 1] == "!"                  # forbidden mark at (7,7)
+    assert body[3][7 + 3 * 3 + 1] == "*"                  # hint at (3,3)
+    assert body[7][7 + 3 * 5 + 1] == "X" and body[0][7 + 3 * 0 + 1] == "O"
