@@ -54,7 +54,7 @@ class BrainClient:
 
     def __init__(self, command: Union[str, Sequence[str]], name: Optional[str] = None,
                  tolerance: float = 1.0, start_timeout: float = 10.0, cwd: Optional[str] = None,
-                 stderr_path: Optional[str] = None) -> None:
+                 stderr_path: Optional[str] = None, info: Sequence[tuple[str, str]] = ()) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise PlayerStartError("empty brain command")
@@ -69,6 +69,7 @@ class BrainClient:
         self.tolerance = float(tolerance)
         self.start_timeout = float(start_timeout)
         self.about: dict[str, str] = {}
+        self.extra_info = [(str(k), str(v)) for k, v in info]   # sent after START, e.g. thread_num
         self.log: list[str] = []          # last lines exchanged, for error messages
         self._lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self._known: Optional[list[tuple[int, int]]] = None   # the brain's view of the game
@@ -189,6 +190,8 @@ class BrainClient:
         self._sent_info = {}
         self.send(f"INFO rule {rule_to_piskvork(rule)}")
         self.send("INFO game_type 1")
+        for key, value in self.extra_info:
+            self.send(f"INFO {key} {value}")
 
     def _info(self, key: str, value: int, always: bool = False) -> None:
         if always or self._sent_info.get(key) != value:

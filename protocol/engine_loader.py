@@ -61,7 +61,13 @@ class EngineLoader:
             traceback.print_exc()     # goes to the brain's log, never to the manager
 
     def _warm(self, agent: Any) -> None:
-        """Run the search once on a small position so every numba function is loaded."""
+        """Load every numba function (the engine's own warm-up, all rules), then run the
+        search once on a small position, so no timed move pays a cache load or a compile."""
+        try:
+            from gomoku.engine import warmup
+            warmup.warm_up()
+        except ImportError:
+            pass
         b = self.Board(15)
         for m in ((7, 7), (8, 8), (8, 7)):
             b.play(*m)

@@ -314,7 +314,7 @@ class Session:
     def _request_move(self, t: float, warnings: Optional[list[str]] = None) -> None:
         pos = self.pos
         assert pos is not None
-        fb = cheap_move(pos, self.rule)
+        fb = self._fallback_move(pos)
         if fb is None:
             self.out.send("ERROR the board is full")
             return
@@ -322,6 +322,17 @@ class Session:
         snapshot = pos.copy()
         rule = self.rule
         run_request(req, lambda r: self._think_job(r, snapshot, rule))
+
+    def _fallback_move(self, pos: Position) -> Optional[tuple[int, int]]:
+        """The watchdog's move: the engine's static choice once everything is loaded (it knows
+        renju fouls), else the pure-Python one. Never triggers a numba compile here."""
+        loader = self.loader
+        if loader.ready.is_set() and loader.quick_move is not None:
+            try:
+                return loader.quick_move(pos.to_board(loader.Board, self.rule))
+            except Exception as exc:  # noqa: BLE001 - e.g. a position the Board refuses
+                print(f"quick_move failed: {exc}")
+        return cheap_move(pos, self.rule)
 
     def _think_job(self, req: MoveRequest, pos: Position, rule: Rule) -> Optional[Answer]:
         """Runs in the thinking thread: wait for the engine, build the Board, search."""
