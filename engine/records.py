@@ -41,7 +41,6 @@ them all; the main line (first variation) of each game is read.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import re
 from dataclasses import dataclass, field
@@ -62,7 +61,8 @@ _RESULTS = (RESULT_BLACK, RESULT_WHITE, RESULT_DRAW)
 
 MAX_SIDE = 52   # SGF coordinates a..z A..Z
 
-# SGF result suffixes <-> our reason words
+# SGF result suffixes <-> our reason words (the referee's codes in engine.arena: five, foul,
+# illegal, time, crash, resign, full, adjudication)
 _REASON_TO_SGF = {"resign": "R", "time": "T", "timeout": "T", "forfeit": "F", "foul": "F",
                   "illegal": "F", "crash": "F"}
 _SGF_TO_REASON = {"R": "resign", "RESIGN": "resign", "T": "time", "TIME": "time",
@@ -150,7 +150,7 @@ def infer_result(rec: GameRecord) -> bool:
         rec.finish(int(board.winner), "five")
         return True
     if board.is_full():
-        rec.finish(EMPTY, "board full")
+        rec.finish(EMPTY, "full")
         return True
     return False
 
@@ -179,10 +179,6 @@ def _write_text(path: PathLike, text: str) -> None:
         os.replace(tmp, p)
     except OSError as exc:
         raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
-
-
-def _today() -> str:
-    return _dt.date.today().isoformat()
 
 
 # ----------------------------------------------------------------------------- Piskvork .psq
@@ -317,7 +313,8 @@ def sgf_game_string(rec: GameRecord) -> str:
         props.append(("PB", rec.black))
     if rec.white:
         props.append(("PW", rec.white))
-    props.append(("DT", rec.date or _today()))
+    if rec.date:
+        props.append(("DT", rec.date))
     re_value = _sgf_result(rec)
     if re_value is not None:
         props.append(("RE", re_value))

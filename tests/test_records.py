@@ -149,7 +149,7 @@ def test_multi_game_collection(tmp_path):
         rng.shuffle(cells)
         r = GameRecord(width=9, height=9, rule=Rule.STANDARD, moves=cells[:10], black=f"A{g}", white=f"B{g}",
                        date="2026-11-25")
-        r.finish([0, 1, 2][g % 3], ["board full", "five", "resign"][g % 3])
+        r.finish([0, 1, 2][g % 3], ["full", "five", "resign"][g % 3])
         recs.append(r)
     path = tmp_path / "match.sgf"
     for r in recs:
@@ -234,7 +234,7 @@ def test_finish_keeps_fields_consistent():
     rec = GameRecord()
     rec.finish(2, "resign")
     assert (rec.result, rec.winner) == ("0-1", 2)
-    rec.finish(0, "board full")
+    rec.finish(0, "full")
     assert (rec.result, rec.winner) == ("1/2-1/2", 0)
     with pytest.raises(ValueError):
         rec.finish(3)

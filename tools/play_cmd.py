@@ -30,6 +30,10 @@ BLACK, WHITE, EMPTY = 1, 2, 0
 COLOUR_NAME = {BLACK: "black", WHITE: "white"}
 STONE = {BLACK: "X", WHITE: "O"}
 MIN_SIDE, MAX_SIDE = 5, 22
+# reason codes are the referee's (engine.arena), so records from play and match read alike
+_REASON_TEXT = {"five": "five in a row", "resign": "by resignation", "foul": "black played a forbidden point",
+                "illegal": "the engine played an illegal move", "crash": "the engine failed",
+                "time": "on time", "full": "the board is full", "adjudication": "adjudicated"}
 DEFAULT_MOVE_TIME = 1.0
 
 HELP = """\
@@ -134,7 +138,7 @@ class Session:
             elif self.board.winner:
                 self.outcome = Outcome(self.board.winner, "five")
             elif self.board.is_full():
-                self.outcome = Outcome(EMPTY, "board full")
+                self.outcome = Outcome(EMPTY, "full")
         self.dirty = False
         if self.opponent is not None:
             self.opponent.new_game(self.width, self.height, self.rule)
@@ -162,13 +166,11 @@ class Session:
     def outcome_text(self) -> str:
         o = self.outcome
         assert o is not None
+        why = _REASON_TEXT.get(o.reason, o.reason or "no reason given")
         if o.winner == EMPTY:
-            return f"Draw ({o.reason or 'no result'})."
+            return f"Draw ({why})."
         who = "You win" if o.winner == self.human else f"{self.opponent_name()} wins"
-        side = f"{STONE[o.winner]} {COLOUR_NAME[o.winner]}"
-        why = {"five": "five in a row", "resign": "by resignation", "foul": "black played a forbidden point",
-               }.get(o.reason, o.reason)
-        return f"{who} ({side}): {why}."
+        return f"{who} ({STONE[o.winner]} {COLOUR_NAME[o.winner]}): {why}."
 
     def opponent_name(self) -> str:
         return self.opponent.name if self.opponent is not None else self.spec.name
@@ -216,7 +218,7 @@ class Session:
         if b.winner:
             self.finish(b.winner, "five")
         elif b.is_full():
-            self.finish(EMPTY, "board full")
+            self.finish(EMPTY, "full")
 
     def engine_move(self) -> None:
         from gomoku.engine.board import IllegalMove
@@ -231,7 +233,7 @@ class Session:
         try:
             res: PlayResult = _run_interruptibly(lambda: self.opponent.play(b.copy(), limit))
         except PlayerError as exc:
-            self.finish(self.human, "engine failure")
+            self.finish(self.human, "crash")
             self.messages.append(f"[red]The engine failed:[/red] {escape(str(exc))}")
             return
         spent = time.monotonic() - t0
@@ -248,7 +250,7 @@ class Session:
         try:
             b.play(x, y)
         except IllegalMove as exc:
-            self.finish(self.human, "illegal move by engine")
+            self.finish(self.human, "illegal")
             self.messages.append(f"[red]The engine played an illegal move {x},{y}:[/red] {escape(str(exc))}")
             return
         self.times.append(int(spent * 1000))
@@ -258,7 +260,7 @@ class Session:
         if b.winner:
             self.finish(b.winner, "five")
         elif b.is_full():
-            self.finish(EMPTY, "board full")
+            self.finish(EMPTY, "full")
 
     def undo(self) -> None:
         b = self.board
@@ -305,8 +307,8 @@ class Session:
         `keep_messages` (used right before the engine moves) leaves the messages pending, so
         they are still on screen when the prompt comes back."""
         c = self.console
-        if c.is_terminal:
-            c.clear()
+        if c.is_terminal and not c.is_dumb_terminal:
+            c.clear()             # one screen per turn keeps 80x25 readable; dumb/piped output just scrolls
         if self.show_help:
             self.show_help = False
             c.print(HELP, highlight=False)
@@ -469,7 +471,7 @@ def _loop(s: Session) -> None:
               help="freestyle, standard, renju, caro, caro5 (or Piskvork numbers 0/1/4/8/9).")
 @click.option("--color", "--colour", "colour", type=click.Choice(["black", "white", "random"], case_sensitive=False),
               default="black", show_default=True, help="Your colour; black moves first.")
-@click.option("--level", type=click.IntRange(1, 20), default=None, help="Engine strength level (classical engine).")
+@click.option("--level", type=click.IntRange(min=1), default=None, help="Engine strength level (classical engine).")
 @click.option("--time", "move_time", type=click.FloatRange(0, 3600), default=DEFAULT_MOVE_TIME, show_default=True,
               help="Engine thinking time per move, seconds (0 = instant).")
 @click.option("--opponent", default=None, metavar="SPEC",
