@@ -58,6 +58,7 @@ class GameSettings:
     tolerance: float = 1.0               # s added to every time limit before a forfeit
     draw_after: Optional[int] = None     # stones on the board (opening included) -> draw
     start_timeout: float = 10.0          # s for a brain to answer ABOUT / START
+    brain_info: tuple[tuple[str, str], ...] = ()   # extra `INFO key value` lines for brains
 
     @property
     def board_height(self) -> int:
@@ -363,8 +364,11 @@ class _PlayerPool:
         if p is None:
             spec = self.specs[key]
             assert spec is not None
-            p = make_player(spec, tolerance=self.game.tolerance, start_timeout=self.game.start_timeout)
+            p = make_player(spec, tolerance=self.game.tolerance, start_timeout=self.game.start_timeout,
+                            info=self.game.brain_info)
             self.players[key] = p
+            if spec.kind != "brain":
+                _warm_up(p, self.game)
         return p
 
     def limit(self, key: str) -> Limit:
@@ -412,12 +416,26 @@ class _PlayerPool:
         return res
 
 
+def _warm_up(p: Player, game: GameSettings) -> None:
+    """One untimed move on an empty board before the first game, so loading numba caches or
+    an ONNX session is not charged to the first timed move of the match."""
+    from gomoku.engine.board import Board
+    try:
+        p.new_game(game.width, game.board_height, Rule(game.rule))
+        p.play(Board(game.width, game.board_height, Rule(game.rule)),
+               Limit(turn_time=0, nodes=game.nodes, depth=game.depth, playouts=game.playouts))
+    except Exception:
+        pass   # a broken player shows itself in its first real game, where it is judged
+
+
 _WORKER: Optional[_PlayerPool] = None
 
 
 def _worker_init(a: str, b: str, game: GameSettings) -> None:
     global _WORKER
+    import signal
     from multiprocessing import util
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
     _WORKER = _PlayerPool(a, b, game)
     # worker processes leave through os._exit: multiprocessing finalizers run, atexit does not
     util.Finalize(None, _WORKER.close, exitpriority=100)
@@ -501,6 +519,7 @@ class Match:
         ex = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init,
                                  initargs=(_spec_text(self.a), _spec_text(self.b), self.settings.game))
         decided = False
+        interrupted = False
         try:
             while todo or pending:
                 while todo and len(pending) < n and not decided and not (stop is not None and stop.is_set()):
@@ -521,8 +540,15 @@ class Match:
                     todo.clear()
                 if decided:
                     todo.clear()   # games already running are finished and counted
+        except BaseException:
+            interrupted = True
+            raise
         finally:
-            ex.shutdown(wait=True, cancel_futures=True)
+            if interrupted:
+                # Ctrl-C or an error: do not wait for running games; their brains see EOF and exit
+                for proc in list(getattr(ex, "_processes", {}).values()):
+                    proc.terminate()
+            ex.shutdown(wait=not interrupted, cancel_futures=True)
 
 
 def probe_player(spec: PlayerLike, game: GameSettings) -> str:
@@ -531,7 +557,7 @@ def probe_player(spec: PlayerLike, game: GameSettings) -> str:
     name the player reports (ABOUT name for brains)."""
     if not isinstance(spec, (str, PlayerSpec)):
         return spec.name
-    p = make_player(spec, tolerance=game.tolerance, start_timeout=game.start_timeout)
+    p = make_player(spec, tolerance=game.tolerance, start_timeout=game.start_timeout, info=game.brain_info)
     try:
         p.new_game(game.width, game.board_height, Rule(game.rule))
         about = getattr(p, "about", None) or {}

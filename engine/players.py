@@ -252,7 +252,8 @@ def check_onnx_file(path: str) -> None:
         raise SpecError(f"not a usable ONNX model: {path}: {first[:200]}") from None
 
 
-def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout: float = 10.0) -> Player:
+def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout: float = 10.0,
+                info: tuple[tuple[str, str], ...] = ()) -> Player:
     """Create the player a spec describes. Raises SpecError for kinds not available yet and
     PlayerStartError when an external brain cannot be started."""
     if isinstance(spec, str):
@@ -278,5 +279,6 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
     if spec.kind == "brain":
         # protocol/ sits above engine/; import late so engine never needs it otherwise
         from gomoku.protocol.client import BrainClient
-        return BrainClient(spec.arg or "", name=spec.name, tolerance=tolerance, start_timeout=start_timeout)
+        return BrainClient(spec.arg or "", name=spec.name, tolerance=tolerance, start_timeout=start_timeout,
+                           info=info)
     raise SpecError(f"unknown player kind {spec.kind!r}")

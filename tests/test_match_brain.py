@@ -41,6 +41,29 @@ def test_client_plays_and_closes():
         os.kill(pid, 0)
 
 
+def test_close_kills_the_whole_process_tree(tmp_path):
+    pidfile = tmp_path / "kid.pid"
+    c = BrainClient(brain("child", str(pidfile)))
+    c.new_game(15, 15, Rule.FREESTYLE)
+    kid = int(pidfile.read_text())
+    os.kill(kid, 0)                      # alive while the brain runs
+    c.close()                            # END, grace, then SIGKILL to the process group
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        try:
+            os.kill(kid, 0)
+        except ProcessLookupError:
+            break
+        try:   # reap it if it is our grandchild turned zombie (it is not our child: nothing to reap)
+            os.waitpid(kid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        time.sleep(0.05)
+    else:
+        status = Path(f"/proc/{kid}/status")
+        assert status.exists() and "zombie" in status.read_text(), "child of the brain survived close()"
+
+
 def test_protocol_uses_board_then_turn(tmp_path):
     log = tmp_path / "cmds.txt"
     opening = builtin_openings(15)[0]

@@ -126,3 +126,14 @@ def test_bad_input_is_one_line_and_non_zero(tmp_path, args, msg):
     assert msg in p.stderr
     assert "Traceback" not in p.stderr + p.stdout
     assert len([l for l in p.stderr.splitlines() if l.startswith("Error")]) == 1
+
+
+def test_brain_info_and_memory_are_sent(tmp_path):
+    log = tmp_path / "cmds.txt"
+    r = CliRunner().invoke(main, ["match", "random", brain("log", str(log)), "-n", "1", "--brain-info",
+                                  "thread_num=1", "--max-memory", "350", "--rule", "renju"])
+    assert r.exit_code == 0, r.output
+    lines = log.read_text().splitlines()
+    assert "INFO thread_num 1" in lines and "INFO max_memory 367001600" in lines and "INFO rule 4" in lines
+    r = CliRunner().invoke(main, ["match", "random", "random", "--brain-info", "oops"])
+    assert r.exit_code != 0 and "KEY=VALUE" in r.output

@@ -13,6 +13,7 @@ import json
 import re
 import sys
 import threading
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Optional
 
@@ -167,6 +168,10 @@ class _View:
               help="Write each game as DIR/game_NNNN.psq (Piskvork format).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write results and statistics to this JSON file ('-' = stdout, the report then goes to stderr).")
+@click.option("--max-memory", type=click.IntRange(0), default=0,
+              help="MiB announced to brains as INFO max_memory (0 = not sent).")
+@click.option("--brain-info", multiple=True, metavar="KEY=VALUE",
+              help="Extra 'INFO KEY VALUE' line for external brains, e.g. thread_num=1 (repeatable).")
 @click.option("--name-a", default=None, help="Display name of player A.")
 @click.option("--name-b", default=None, help="Display name of player B.")
 @click.option("--progress/--no-progress", default=None, help="Live view (default: when stdout is a terminal).")
@@ -174,7 +179,8 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
           match_time: Optional[float], nodes: Optional[int], depth: Optional[int], playouts: Optional[int],
           tolerance: float, start_timeout: float, openings: str, openings_format: str, random_order: bool,
           concurrency: int, draw_after: Optional[int], seed: Optional[int], sprt_text: Optional[str],
-          sgf: Optional[Path], psq_dir: Optional[Path], json_path: Optional[Path], name_a: Optional[str],
+          sgf: Optional[Path], psq_dir: Optional[Path], json_path: Optional[Path], max_memory: int,
+          brain_info: tuple[str, ...], name_a: Optional[str],
           name_b: Optional[str], progress: Optional[bool]) -> None:
     """Play PLAYER_A against PLAYER_B and report score, Elo difference, LOS and SPRT.
 
@@ -216,9 +222,16 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
     except OpeningError as exc:
         raise click.ClickException(str(exc)) from None
 
+    infos = []
+    for item in brain_info:
+        key, sep, value = item.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()) or not value.strip():
+            raise click.BadParameter(f"{item!r}: use KEY=VALUE, e.g. thread_num=1", param_hint="--brain-info")
+        infos.append((key.strip().lower(), value.strip()))
     game = GameSettings(width=width, height=height, rule=rule_v, turn_time=turn_time, match_time=match_time,
                         nodes=nodes, depth=depth, playouts=playouts, tolerance=tolerance,
-                        draw_after=draw_after, start_timeout=start_timeout)
+                        draw_after=draw_after, start_timeout=start_timeout,
+                        max_memory=max_memory * 1024 * 1024 if max_memory else None, brain_info=tuple(infos))
     settings = MatchSettings(game=game, games=games, openings=tuple(ops), random_order=random_order,
                              seed=seed, concurrency=concurrency, sprt=sprt)
 
@@ -257,6 +270,8 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
             summary.stopped = "interrupted"
         except (SpecError, PlayerError) as exc:
             raise click.ClickException(str(exc)) from None
+        except BrokenProcessPool:
+            raise click.ClickException("match aborted: a worker process died (try -c 1 to see the game it was playing)") from None
     if record_error:
         raise click.ClickException(record_error[0])
     for line in summary.report_lines():
