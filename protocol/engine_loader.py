@@ -38,6 +38,11 @@ class EngineLoader:
     def _load(self) -> None:
         t0 = time.monotonic()
         try:
+            from gomoku.protocol import numba_cache
+            if self._warmup and not numba_cache.cache_is_warm():
+                print("numba cache looks cold: compiling in a child process")
+                ok = numba_cache.compile_in_child()
+                print(f"child compile {'done' if ok else 'FAILED'} after {time.monotonic() - t0:.1f} s")
             from gomoku.engine import board as board_mod
             from gomoku.engine.limits import Limit
             self.Board = board_mod.Board
@@ -61,22 +66,30 @@ class EngineLoader:
             traceback.print_exc()     # goes to the brain's log, never to the manager
 
     def _warm(self, agent: Any) -> None:
-        """Load every numba function (the engine's own warm-up, all rules), then run the
-        search once on a small position, so no timed move pays a cache load or a compile."""
-        try:
-            from gomoku.engine import warmup
-            warmup.warm_up()
-        except ImportError:
-            pass
-        b = self.Board(15)
-        for m in ((7, 7), (8, 8), (8, 7)):
-            b.play(*m)
-        stop = threading.Event()
-        agent.think(b, self.Limit(turn_time=0), stop)
-        agent.think(b, self.Limit(turn_time=0.05, depth=2), stop)
+        warm_all()
 
     def wait(self, timeout: Optional[float]) -> bool:
         """Wait until think() is usable; False on timeout or if loading failed."""
         if timeout is not None and timeout <= 0:
             return self.ready.is_set()
         return self.ready.wait(timeout)
+
+
+def warm_all() -> None:
+    """Load (or compile) every numba function: the engine's own warm-up over all rules, then
+    one short search, so no timed move pays a cache load or a compile. Also run in a child
+    process when the cache is cold (see protocol.numba_cache)."""
+    from gomoku.engine import agent
+    from gomoku.engine.board import Board
+    from gomoku.engine.limits import Limit
+    try:
+        from gomoku.engine import warmup
+        warmup.warm_up()
+    except ImportError:
+        pass
+    b = Board(15)
+    for m in ((7, 7), (8, 8), (8, 7)):
+        b.play(*m)
+    stop = threading.Event()
+    agent.think(b, Limit(turn_time=0), stop)
+    agent.think(b, Limit(turn_time=0.05, depth=2), stop)
