@@ -1,7 +1,8 @@
 """The one facade everyone calls: position + limits -> move (+ info).
 
-`think` answers the forced cases at once (win now, block a five, make an open four) and
-otherwise asks the configured searcher. The `Player` protocol is what the match runner,
+`think` returns the static choice when told to move at once and otherwise asks the
+classical searcher (engine.search), which answers forced cases (win now, block a five,
+VCF wins and defences) before its alpha-beta. The `Player` protocol is what the match runner,
 the brain and `gomoku play` all speak, whether the player is this engine, a net or an
 external brain over a pipe.
 """
@@ -17,7 +18,7 @@ from numba import njit
 from . import core
 from .board import BLACK, Board
 from .core import BoardState
-from .limits import Limit, PlayResult
+from .limits import UNLIMITED_MS, Limit, PlayResult
 from .rules import Rule
 
 # weight of the opponent's pattern score when choosing a static move: blocking his
@@ -102,17 +103,118 @@ def quick_move(board: Board) -> tuple[int, int]:
 def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
     """Choose a move for the side to move without changing `board`.
 
-    Polls `stop` (a threading.Event) where the searcher supports it; with
-    `limit.turn_time == 0` it returns the static choice at once."""
+    `limit.turn_time == 0` returns the static choice at once. Otherwise the classical search
+    (engine.search: root VCF/VCT probes, then iterative-deepening PVS) runs until the first of
+    `limit.depth` iterations, `limit.nodes` nodes, the time budget (`time_budget`) or `stop`.
+    info: depth, score (eval units from the mover's view, or 'win'/'loss' when proven),
+    nodes, nps, pv (list of (x, y)), time (s), and 'proof' ('vcf'/'vct') for solver wins."""
     if board.game_over:
         raise ValueError("the game is over")
     t0 = time.perf_counter()
-    move = quick_move(board)
-    return PlayResult(move, {"depth": 0, "nodes": 1, "time": time.perf_counter() - t0})
+    budget = time_budget(limit)
+    if budget is not None and budget <= 0:
+        move = quick_move(board)
+        return PlayResult(move, {"depth": 0, "nodes": 1, "time": time.perf_counter() - t0})
+    from . import search  # imported late: keeps `import agent` (and the brain's start) light
+
+    work = board.copy()
+    res = search.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, time_limit=budget,
+                         stop=stop, tt_bytes=_table_bytes(limit.max_memory))
+    if res.move < 0:
+        move = quick_move(board)
+        return PlayResult(move, {"depth": 0, "nodes": res.nodes, "time": time.perf_counter() - t0})
+    elapsed = time.perf_counter() - t0
+    info = {
+        "depth": res.depth,
+        "score": _score_text(res.score),
+        "nodes": res.nodes,
+        "nps": int(res.nodes / elapsed) if elapsed > 0 else 0,
+        "pv": [board.coords(i) for i in res.pv],
+        "time": elapsed,
+    }
+    if res.proven:
+        info["proof"] = res.proven
+    return PlayResult(board.coords(res.move), info)
+
+
+#: Budget (s) when a Limit says nothing about time, nodes or depth.
+DEFAULT_THINK_S = 5.0
+#: Share of `time_left` one move may use when no turn limit is smaller.
+MOVES_TO_GO = 20
+#: Kept back from `turn_time`: the search stops at a poll and returns after its clean-up.
+TURN_MARGIN_S = 0.02
+
+
+def time_budget(limit: Limit) -> Optional[float]:
+    """Seconds the search may use for one move (None: no time limit, only nodes/depth).
+
+    The one place where a Limit's clocks become a deadline, so it can follow engine.timeman
+    (the brain already passes timeman's soft deadline as turn_time)."""
+    caps = []
+    if limit.turn_time is not None:
+        if limit.turn_time <= 0:
+            return 0.0
+        caps.append(max(0.001, limit.turn_time * 0.97 - TURN_MARGIN_S))
+    if limit.time_left is not None and limit.time_left < UNLIMITED_MS / 1000:
+        if limit.time_left <= 0:
+            return 0.0
+        caps.append(limit.time_left / MOVES_TO_GO)
+    if caps:
+        return min(caps)
+    if limit.nodes or limit.depth:
+        return None
+    return DEFAULT_THINK_S
+
+
+def _table_bytes(max_memory: Optional[int]) -> int:
+    """Transposition-table size: 32 MiB, or less when the protocol's max_memory says so.
+
+    Deliberately not derived from the current resident size: the same Limit must give the
+    same table (and so the same nodes and move) in every process."""
+    size = 32 << 20
+    if max_memory and max_memory > 0:
+        from .timeman import table_memory_bytes
+        cap = table_memory_bytes(max_memory, 160 << 20) // 2
+        while size > (1 << 20) and size > cap:
+            size >>= 1
+    return size
+
+
+def _score_text(score: int):
+    from .search import WIN, WIN_MIN
+    if score > WIN_MIN:
+        return "win"
+    if score < -WIN_MIN:
+        return "loss"
+    return int(score)
+
+
+#: Strength levels of EnginePlayer / `gomoku play --level N`:
+#:   1      static one-ply pattern choice (the first engine)
+#:   2..5   search with a node budget (deterministic): 2k, 20k, 100k, 400k nodes
+#:   6+     full strength: the move's time budget decides (default when no level is given)
+LEVEL_NODES = {2: 2_000, 3: 20_000, 4: 100_000, 5: 400_000}
+
+
+def level_limit(level: Optional[int], limit: Limit) -> Limit:
+    """The Limit one level adds to a game's Limit (the game's own node/depth caps win)."""
+    if level is None or level >= 6:
+        return limit
+    if level <= 1:
+        return Limit(**{**vars(limit), "turn_time": 0})
+    nodes = LEVEL_NODES[level]
+    if limit.nodes:
+        nodes = min(nodes, limit.nodes)
+    return Limit(**{**vars(limit), "nodes": nodes})
 
 
 class EnginePlayer:
-    """The classical engine as a Player."""
+    """The classical engine as a Player.
+
+    level: 1 static, 2..5 node budgets of 2k/20k/100k/400k nodes (same move every time for
+    the same position, unless the game's time limit runs out first), None or 6+ full
+    strength by the game's time limit.
+    depth / nodes: explicit caps, applied when the game's Limit has none."""
 
     def __init__(self, level: Optional[int] = None, depth: Optional[int] = None, nodes: Optional[int] = None,
                  name: Optional[str] = None):
@@ -129,6 +231,7 @@ class EnginePlayer:
             limit = Limit(**{**limit.__dict__, "depth": self.depth})
         if self.nodes is not None and limit.nodes is None:
             limit = Limit(**{**limit.__dict__, "nodes": self.nodes})
+        limit = level_limit(self.level, limit)
         return think(board, limit)
 
     def close(self) -> None:

@@ -1,0 +1,564 @@
+"""Classical alpha-beta: iterative deepening PVS over the numba board core.
+
+Per node (all in numba, no Python objects): win/loss detection from the incremental class
+counts, a transposition table, forced-move generation (block a five; against an open three
+or a four-four point: block it or counter with a four), otherwise every empty cell within
+two of a stone, ordered by TT move, pattern scores, killers and history. Late quiet moves
+are searched one ply shallower (re-searched when they beat alpha). Leaves run a short VCF
+probe for the side to move before the pattern evaluation (engine.evaluation).
+
+The Python driver (`search`) adds what is per move rather than per node: VCF/VCT probes
+at the root for both sides (a found win is played at once; an opponent VCF restricts the
+root to moves that refute it), aspiration windows, and the clock. Time never enters the
+jitted code: a watcher thread sets ctrl[C_STOP] at the deadline or when `stop` is set, and
+the nogil search polls it every node. Under a node or depth limit (and no time limit) the
+result depends only on the position: every search starts with cleared tables.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import NamedTuple, Optional
+
+import numpy as np
+from numba import njit
+
+from . import core, evaluation, threats
+from .core import BoardState, make_move, undo_move
+from .threats import (C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, ThreatTable, is_foul,
+                      is_four_class, new_threat_table, tick, vcf)
+
+WIN = 30000
+WIN_MIN = 29000           # |score| above this is a proven result
+INF = 32000
+MAXPLY = 64
+EXACT, LOWER, UPPER = 0, 1, 2
+C_EXTERNAL = 5            # ctrl slot: the stop came from the clock / stop event
+
+# params slots
+P_LEAF_VCF, P_WIDTH, P_LMR = 0, 1, 2
+
+_SIDE = np.array([0x0123456789ABCDEF, 0x7EDCBA9876543210], dtype=np.uint64)
+
+
+class SearchCtx(NamedTuple):
+    ctrl: np.ndarray      # int64[CTRL_LEN] shared with the watcher thread
+    tt_key: np.ndarray    # uint64[S]
+    tt_move: np.ndarray   # int32[S]
+    tt_score: np.ndarray  # int32[S]
+    tt_depth: np.ndarray  # int8[S]
+    tt_flag: np.ndarray   # int8[S]
+    killers: np.ndarray   # int32[MAXPLY, 2]
+    history: np.ndarray   # int32[2, N]
+    moves: np.ndarray     # int32[MAXPLY, N]
+    vals: np.ndarray      # int32[MAXPLY, N]
+    pv: np.ndarray        # int32[MAXPLY + 1, MAXPLY + 1]
+    pvlen: np.ndarray     # int32[MAXPLY + 1]
+    wown: np.ndarray      # int32[11]
+    wopp: np.ndarray      # int32[11]
+    params: np.ndarray    # int64[8]
+    tpv: np.ndarray       # int64[threats.MAXPLY]
+    ttt: ThreatTable
+
+
+TT_ENTRY_BYTES = 8 + 4 + 4 + 1 + 1
+
+
+def new_ctx(n_cells: int, tt_bytes: int = 32 << 20) -> SearchCtx:
+    """Search tables for boards of `n_cells` padded cells; the TT takes about tt_bytes."""
+    size = 1 << max(12, int(tt_bytes // TT_ENTRY_BYTES).bit_length() - 1)
+    wown, wopp = evaluation.weights()
+    params = np.zeros(8, dtype=np.int64)
+    params[P_LEAF_VCF] = 4
+    params[P_WIDTH] = 24
+    params[P_LMR] = 1
+    return SearchCtx(
+        ctrl=threats.new_ctrl(),
+        tt_key=np.zeros(size, dtype=np.uint64),
+        tt_move=np.zeros(size, dtype=np.int32),
+        tt_score=np.zeros(size, dtype=np.int32),
+        tt_depth=np.zeros(size, dtype=np.int8),
+        tt_flag=np.zeros(size, dtype=np.int8),
+        killers=np.full((MAXPLY + 1, 2), -1, dtype=np.int32),
+        history=np.zeros((2, n_cells), dtype=np.int32),
+        moves=np.zeros((MAXPLY + 1, n_cells), dtype=np.int32),
+        vals=np.zeros((MAXPLY + 1, n_cells), dtype=np.int32),
+        pv=np.zeros((MAXPLY + 1, MAXPLY + 1), dtype=np.int32),
+        pvlen=np.zeros(MAXPLY + 1, dtype=np.int32),
+        wown=wown, wopp=wopp, params=params,
+        tpv=np.zeros(threats.MAXPLY, dtype=np.int64),
+        ttt=new_threat_table(16),
+    )
+
+
+def clear_ctx(cx: SearchCtx) -> None:
+    """Forget everything learnt (makes a search depend only on its position)."""
+    cx.tt_key[:] = 0
+    cx.tt_depth[:] = 0
+    cx.killers[:] = -1
+    cx.history[:] = 0
+    cx.ttt.key[:] = 0
+    cx.ttt.depth[:] = -1
+    cx.ctrl[:] = 0
+
+
+@njit(cache=True, inline="always")
+def evaluate(st: BoardState, cx: SearchCtx) -> np.int64:
+    """Pattern evaluation from the side to move's view (weighted class counts)."""
+    me = st.meta[5] - 1
+    op = 1 - me
+    v = 0
+    for k in range(1, 10):
+        v += cx.wown[k] * st.counts[me, k] - cx.wopp[k] * st.counts[op, k]
+    return v
+
+
+@njit(cache=True, inline="always")
+def _caro(st: BoardState) -> bool:
+    return st.meta[3] >= 3
+
+
+@njit(cache=True, inline="always")
+def gen_moves(st: BoardState, cx: SearchCtx, ply: np.int64, ttmove: np.int64) -> np.int64:
+    """Candidate moves of the side to move into cx.moves[ply], best first; returns the count.
+    Fouls are not removed here (checked lazily when a move is tried)."""
+    me = st.meta[5] - 1
+    op = 1 - me
+    n = st.cells.shape[0]
+    mv = cx.moves[ply]
+    vl = cx.vals[ply]
+    cnt = 0
+    if st.counts[op, 10] > 0:
+        # must stop the opponent's five
+        buf = cx.ttt.buf[ply]
+        nb = threats.block_fives(st, np.int64(op), np.int64(-1), buf)
+        for t in range(nb):
+            mv[cnt] = buf[t]
+            vl[cnt] = st.score[me, buf[t]]
+            cnt += 1
+    else:
+        mode = 2 if st.counts[op, 9] > 0 else 0
+        if st.meta[4] == 0:
+            c = (st.meta[1] // 2 + 5) * st.meta[2] + st.meta[0] // 2 + 5
+            if st.cells[c] == 0:
+                mv[0] = c
+                return 1
+        k0 = cx.killers[ply, 0]
+        k1 = cx.killers[ply, 1]
+        for i in range(n):
+            if st.cells[i] != 0:
+                continue
+            if mode == 2:
+                if not is_four_class(st.cls[me, i]) and not is_four_class(st.cls[op, i]):
+                    continue
+            elif st.near[i] == 0:
+                continue
+            v = 2 * st.score[me, i] + st.score[op, i] + min(cx.history[me, i] >> 4, 200)
+            if i == ttmove:
+                v = 1 << 30
+            elif i == k0:
+                v += 300
+            elif i == k1:
+                v += 200
+            mv[cnt] = i
+            vl[cnt] = v
+            cnt += 1
+        if cnt == 0:
+            for i in range(n):
+                if st.cells[i] == 0:
+                    mv[cnt] = i
+                    vl[cnt] = 0
+                    cnt += 1
+    # insertion sort, best first
+    for a in range(1, cnt):
+        m = mv[a]
+        v = vl[a]
+        b = a - 1
+        while b >= 0 and vl[b] < v:
+            mv[b + 1] = mv[b]
+            vl[b + 1] = vl[b]
+            b -= 1
+        mv[b + 1] = m
+        vl[b + 1] = v
+    return cnt
+
+
+@njit(cache=True, inline="always")
+def _leaf(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
+    me = st.meta[5] - 1
+    if st.counts[me, 9] > 0 and not _caro(st) and not (me == 0 and st.meta[3] == 2):
+        return WIN - ply - 3          # open four / four-four next, and no five against us
+    lv = cx.params[0]
+    if lv > 0 and st.counts[me, 6] + st.counts[me, 8] + st.counts[me, 9] > 0:
+        cx.ctrl[3] = 0
+        if vcf(st, np.int64(me), lv, np.int64(0), cx.ctrl, cx.tpv, cx.ttt):
+            return WIN - ply - cx.ctrl[3]
+    return evaluate(st, cx)
+
+
+@njit(cache=True, nogil=True)
+def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np.int64,
+        beta: np.int64) -> np.int64:
+    """Score of the position for the side to move (fail-soft PVS)."""
+    cx.pvlen[ply] = ply
+    if tick(cx.ctrl):
+        return 0
+    me = st.meta[5] - 1
+    op = 1 - me
+    if st.counts[me, 10] > 0:
+        return WIN - ply
+    if st.meta[7] == 0:
+        return 0
+    if st.counts[op, 10] >= 2 and not _caro(st):
+        return -(WIN - ply - 1)
+    pvnode = beta - alpha > 1
+    key = st.hashv[0] ^ _SIDE[me]
+    slot = np.int64(key & np.uint64(cx.tt_key.shape[0] - 1))
+    ttmove = -1
+    if cx.tt_key[slot] == key:
+        ttmove = cx.tt_move[slot]
+        if cx.tt_depth[slot] >= depth and not pvnode:
+            s = np.int64(cx.tt_score[slot])
+            if s > WIN_MIN:
+                s -= ply
+            elif s < -WIN_MIN:
+                s += ply
+            f = cx.tt_flag[slot]
+            if f == EXACT or (f == LOWER and s >= beta) or (f == UPPER and s <= alpha):
+                return s
+    forced = st.counts[op, 10] > 0
+    if (depth <= 0 and not forced) or ply >= MAXPLY - 2:
+        return _leaf(st, cx, ply)
+    nm = gen_moves(st, cx, ply, np.int64(ttmove))
+    if nm == 0:
+        return -(WIN - ply - 1)       # cannot stop the five
+    width = cx.params[1]
+    if width > 0 and nm > width and not forced:
+        nm = width
+    newdepth = depth if forced else depth - 1
+    renju_black = me == 0 and st.meta[3] == 2
+    best = -INF
+    bestmove = -1
+    a0 = alpha
+    searched = 0
+    for t in range(nm):
+        m = np.int64(cx.moves[ply, t])
+        if renju_black and is_foul(st, np.int64(1), m):
+            continue
+        quiet = cx.vals[ply, t] < 200
+        make_move(st, m)
+        if searched == 0:
+            v = -pvs(st, cx, newdepth, ply + 1, -beta, -alpha)
+        else:
+            red = 0
+            if cx.params[2] != 0 and searched >= 4 and depth >= 3 and quiet and not forced:
+                red = 1
+            v = -pvs(st, cx, newdepth - red, ply + 1, -alpha - 1, -alpha)
+            if v > alpha and (red > 0 or v < beta):
+                v = -pvs(st, cx, newdepth, ply + 1, -beta, -alpha)
+        undo_move(st)
+        searched += 1
+        if cx.ctrl[0] != 0:
+            return 0
+        if v > best:
+            best = v
+            bestmove = m
+            if v > alpha:
+                alpha = v
+                cx.pv[ply, ply] = m
+                e = cx.pvlen[ply + 1]
+                for q in range(ply + 1, e):
+                    cx.pv[ply, q] = cx.pv[ply + 1, q]
+                cx.pvlen[ply] = max(e, ply + 1)
+                if v >= beta:
+                    if quiet:
+                        if cx.killers[ply, 0] != m:
+                            cx.killers[ply, 1] = cx.killers[ply, 0]
+                            cx.killers[ply, 0] = m
+                        cx.history[me, m] += depth * depth
+                    break
+    if searched == 0:
+        return -(WIN - ply - 1)       # every move is a foul
+    flag = EXACT
+    if best <= a0:
+        flag = UPPER
+    elif best >= beta:
+        flag = LOWER
+    s = best
+    if s > WIN_MIN:
+        s += ply
+    elif s < -WIN_MIN:
+        s -= ply
+    cx.tt_key[slot] = key
+    cx.tt_move[slot] = bestmove
+    cx.tt_score[slot] = s
+    cx.tt_depth[slot] = min(depth, 127)
+    cx.tt_flag[slot] = flag
+    return best
+
+
+@njit(cache=True, nogil=True)
+def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, alpha: np.int64, beta: np.int64,
+                rmoves: np.ndarray, nroot: np.int64) -> np.int64:
+    """One iteration over the root moves; the best is moved to rmoves[0] and its line is
+    left in cx.pv[0, :cx.pvlen[0]]."""
+    best = -INF
+    cx.pvlen[0] = 0
+    me = st.meta[5] - 1
+    for r in range(nroot):
+        m = np.int64(rmoves[r])
+        make_move(st, m)
+        if r == 0:
+            v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -alpha)
+        else:
+            v = -pvs(st, cx, depth - 1, np.int64(1), -alpha - 1, -alpha)
+            if v > alpha and v < beta:
+                v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -alpha)
+        undo_move(st)
+        if cx.ctrl[0] != 0:
+            break
+        if v > best:
+            best = v
+            for q in range(r, 0, -1):
+                rmoves[q] = rmoves[q - 1]
+            rmoves[0] = m
+            cx.pv[0, 0] = m
+            e = cx.pvlen[1]
+            for q in range(1, e):
+                cx.pv[0, q] = cx.pv[1, q]
+            cx.pvlen[0] = max(e, 1)
+            if v > alpha:
+                alpha = v
+            if v >= beta:
+                cx.history[me, m] += depth * depth
+                break
+    return best
+
+
+@njit(cache=True, nogil=True)
+def root_moves(st: BoardState, cx: SearchCtx, out: np.ndarray) -> np.int64:
+    """Legal candidate moves at the root (fouls removed), best first."""
+    n = gen_moves(st, cx, np.int64(0), np.int64(-1))
+    me = st.meta[5] - 1
+    k = 0
+    for t in range(n):
+        m = np.int64(cx.moves[0, t])
+        if me == 0 and is_foul(st, np.int64(1), m):
+            continue
+        out[k] = m
+        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def refutes_vcf(st: BoardState, cx: SearchCtx, cand: np.ndarray, n: np.int64, depth: np.int64,
+                keep: np.ndarray) -> np.int64:
+    """keep[i] = 1 where playing cand[i] leaves the opponent without a VCF (of `depth` fours)."""
+    cnt = 0
+    for t in range(n):
+        m = np.int64(cand[t])
+        make_move(st, m)
+        op = st.meta[5] - 1
+        r = vcf(st, np.int64(op), depth, np.int64(0), cx.ctrl, cx.tpv, cx.ttt)
+        undo_move(st)
+        if cx.ctrl[0] != 0:
+            return -1
+        keep[t] = 1 - r
+        cnt += 1 - r
+    return cnt
+
+
+# ---------------------------------------------------------------------------------------
+# driver
+
+@dataclass
+class SearchResult:
+    move: int                     # cell index (-1: no move)
+    score: int
+    depth: int
+    nodes: int
+    time: float
+    pv: list[int] = field(default_factory=list)
+    proven: str = ""              # "vcf", "vct" when a threat solver proved the win
+
+
+class _Watcher:
+    """Sets ctrl[C_STOP] (and ctrl[C_EXTERNAL]) at the deadline or when `stop` is set."""
+
+    def __init__(self, ctrl: np.ndarray, deadline: Optional[float], stop: Optional[threading.Event]):
+        self.ctrl, self.deadline, self.stop = ctrl, deadline, stop
+        self.done = threading.Event()
+        self.thread: Optional[threading.Thread] = None
+        if deadline is not None or stop is not None:
+            self.thread = threading.Thread(target=self._run, name="search-watch", daemon=True)
+            self.thread.start()
+
+    def _run(self) -> None:
+        while not self.done.is_set():
+            if (self.stop is not None and self.stop.is_set()) or \
+                    (self.deadline is not None and time.perf_counter() >= self.deadline):
+                self.ctrl[C_EXTERNAL] = 1
+                self.ctrl[C_STOP] = 1
+                return
+            self.done.wait(0.002)
+
+    def close(self) -> None:
+        self.done.set()
+        if self.thread is not None:
+            self.thread.join()
+
+
+_CTX_CACHE: dict[tuple[int, int], SearchCtx] = {}
+_CTX_LOCK = threading.Lock()
+
+
+def get_ctx(n_cells: int, tt_bytes: int) -> SearchCtx:
+    key = (n_cells, tt_bytes)
+    with _CTX_LOCK:
+        cx = _CTX_CACHE.get(key)
+        if cx is None:
+            _CTX_CACHE.clear()
+            cx = new_ctx(n_cells, tt_bytes)
+            _CTX_CACHE[key] = cx
+    return cx
+
+
+def _probe(st: BoardState, cx: SearchCtx, kind: str, side: int, depth: int, budget: int,
+           node_cap: int) -> tuple[bool, list[int]]:
+    """Threat probe for colour index `side` to move, with its own node budget; the global stop
+    (clock, stop event, overall node cap) still applies."""
+    ctrl = cx.ctrl
+    if ctrl[C_STOP]:
+        return False, []
+    saved = int(ctrl[C_NODE_LIMIT])
+    lim = int(ctrl[C_NODES]) + budget
+    if node_cap > 0:
+        lim = min(lim, node_cap)
+    ctrl[C_NODE_LIMIT] = lim
+    ctrl[C_PVLEN] = 0
+    cx.ttt.key[:] = 0          # solver failures depend on depth/budget: start clean
+    cx.ttt.depth[:] = -1
+    a = np.int64(side)
+    if kind == "vcf":
+        r = vcf(st, a, np.int64(depth), np.int64(0), ctrl, cx.tpv, cx.ttt)
+    else:
+        r = threats.vct(st, a, np.int64(depth), np.int64(12), np.int64(0), ctrl, cx.tpv, cx.ttt)
+    ctrl[C_NODE_LIMIT] = saved
+    if ctrl[C_STOP] and not ctrl[C_EXTERNAL] and not (node_cap > 0 and ctrl[C_NODES] >= node_cap):
+        ctrl[C_STOP] = 0       # only the probe's own budget ran out
+    if r:
+        return True, [int(x) for x in cx.tpv[: int(ctrl[C_PVLEN])]]
+    return False, []
+
+
+def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optional[int] = None,
+           time_limit: Optional[float] = None, stop: Optional[threading.Event] = None,
+           tt_bytes: int = 32 << 20, threat_probes: bool = True, clear: bool = True) -> SearchResult:
+    """Search the position in `st` (restored afterwards) for the side to move.
+
+    Stops at `max_depth` completed iterations, `node_limit` nodes, `time_limit` seconds or
+    when `stop` is set, whichever first; always returns the best move of the last completed
+    iteration (or of the root ordering if none completed)."""
+    t0 = time.perf_counter()
+    n_cells = st.cells.shape[0]
+    cx = get_ctx(n_cells, tt_bytes)
+    if clear:
+        clear_ctx(cx)
+    else:
+        cx.ctrl[:] = 0
+    ctrl = cx.ctrl
+    node_cap = int(node_limit) if node_limit else 0
+    ctrl[C_NODE_LIMIT] = node_cap
+    deadline = t0 + time_limit if time_limit is not None else None
+    watcher = _Watcher(ctrl, deadline, stop)
+    me = int(st.meta[core.M_TOMOVE]) - 1
+    try:
+        rm = np.zeros(n_cells, dtype=np.int32)
+        nroot = int(root_moves(st, cx, rm))
+        if nroot == 0:
+            return SearchResult(-1, -WIN, 0, int(ctrl[C_NODES]), time.perf_counter() - t0)
+        best = SearchResult(int(rm[0]), 0, 0, 0, 0.0, [int(rm[0])])
+        if nroot == 1 and st.counts[1 - me, 10] > 0:
+            best.depth = 1
+            return _finish(best, ctrl, t0)
+        # -- threat probes at the root
+        if threat_probes:
+            probe_budget = max(2000, node_cap // 8) if node_cap else 200_000
+            win, line = _probe(st, cx, "vcf", me, 40, probe_budget, node_cap)
+            if win:
+                return _finish(SearchResult(line[0], WIN - len(line), 0, 0, 0.0, line, "vcf"), ctrl, t0)
+            # does the opponent threaten a VCF if we pass?
+            st.meta[core.M_TOMOVE] = 2 - me
+            try:
+                opp_win, _ = _probe(st, cx, "vcf", 1 - me, 40, probe_budget, node_cap)
+            finally:
+                st.meta[core.M_TOMOVE] = me + 1
+            if opp_win and st.counts[1 - me, 10] == 0:
+                keep = np.zeros(nroot, dtype=np.int8)
+                saved = int(ctrl[C_NODE_LIMIT])
+                cx.ttt.key[:] = 0
+                cx.ttt.depth[:] = -1
+                k = int(refutes_vcf(st, cx, rm, np.int64(nroot), np.int64(40), keep))
+                ctrl[C_NODE_LIMIT] = saved
+                if k > 0:
+                    sel = rm[:nroot][keep.astype(bool)]
+                    nroot = len(sel)
+                    rm[:nroot] = sel
+                    best = SearchResult(int(rm[0]), 0, 0, 0, 0.0, [int(rm[0])])
+            if not ctrl[C_STOP]:
+                win, line = _probe(st, cx, "vct", me, 10, probe_budget // 2, node_cap)
+                if win and line and line[0] in set(int(x) for x in rm[:nroot]):
+                    return _finish(SearchResult(line[0], WIN - len(line), 0, 0, 0.0, line, "vct"),
+                                   ctrl, t0)
+        # -- iterative deepening
+        maxd = max_depth if max_depth is not None else MAXPLY - 4
+        prev = 0
+        for depth in range(1, maxd + 1):
+            if ctrl[C_STOP]:
+                break
+            if depth >= 3 and abs(prev) < WIN_MIN:
+                lo, hi = prev - 80, prev + 80
+            else:
+                lo, hi = -INF, INF
+            while True:
+                v = int(root_search(st, cx, np.int64(depth), np.int64(lo), np.int64(hi), rm,
+                                    np.int64(nroot)))
+                if ctrl[C_STOP]:
+                    break
+                if v <= lo and lo > -INF:
+                    lo = -INF
+                elif v >= hi and hi < INF:
+                    hi = INF
+                else:
+                    break
+            if ctrl[C_STOP]:
+                # an interrupted iteration still counts if it proved its first move better
+                break
+            prev = v
+            pv = [int(x) for x in cx.pv[0, : int(cx.pvlen[0])]] or [int(rm[0])]
+            best = SearchResult(int(rm[0]), v, depth, 0, 0.0, pv)
+            if abs(v) > WIN_MIN and depth >= WIN - abs(v) + 1:
+                break               # proven result no deeper search can change
+            if deadline is not None and time.perf_counter() - t0 > 0.45 * time_limit:
+                break               # the next iteration would not finish
+        return _finish(best, ctrl, t0)
+    finally:
+        watcher.close()
+
+
+def _finish(res: SearchResult, ctrl: np.ndarray, t0: float) -> SearchResult:
+    res.nodes = int(ctrl[C_NODES])
+    res.time = time.perf_counter() - t0
+    return res
+
+
+def warm_up() -> None:
+    """Compile/load the search for the argument types the agent uses (engine.warmup hook)."""
+    from .board import Board
+    from .rules import Rule
+    for rule in Rule:
+        b = Board(15, rule=rule)
+        for mv in [(7, 7), (8, 8), (7, 8), (8, 7), (7, 9), (9, 9)]:
+            b.play(*mv)
+        search(b.state, max_depth=2)
