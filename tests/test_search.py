@@ -1,0 +1,161 @@
+"""Alpha-beta search through its real entry points (agent.think, EnginePlayer)."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from gomoku.engine import threats
+from gomoku.engine.agent import EnginePlayer, level_limit, quick_move, think, time_budget
+from gomoku.engine.board import BLACK, WHITE, Board
+from gomoku.engine.limits import Limit
+from gomoku.engine.rules import Rule
+
+from test_threats import LONG_VCF, assert_vcf_line, position
+
+
+def opp_has_vcf(b: Board) -> bool:
+    """After our move: does the side to move (the opponent) win by VCF?"""
+    return threats.solve(b.state, "vcf", depth=30).win
+
+
+def test_takes_a_five():
+    b = position([(4, 7), (5, 7), (6, 7), (7, 7)], [(3, 7), (10, 10), (11, 11)])
+    r = think(b, Limit(depth=3))
+    assert r.move == (8, 7) and r.info["score"] == "win"
+
+
+def test_blocks_a_four():
+    b = position([(4, 7), (5, 7), (6, 7), (7, 7)], [(3, 7), (10, 10), (11, 11)], to_move=WHITE)
+    assert think(b, Limit(depth=4)).move == (8, 7)
+
+
+@pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU])
+def test_answers_an_open_three(rule):
+    # black open three on row 7; white has nothing and must stop it
+    b = position([(5, 7), (6, 7), (7, 7), (0, 0)], [(10, 3), (12, 3), (3, 12)], rule=rule, to_move=WHITE)
+    r = think(b, Limit(nodes=20000))
+    assert r.move in [(4, 7), (8, 7), (3, 7), (9, 7)]
+    b.play(*r.move)
+    assert not opp_has_vcf(b)
+
+
+# positions where the opponent threatens a VCF and the static engine's move does not stop it
+VCF_THREATS = [
+    [(7, 7), (5, 5), (7, 5), (7, 4), (5, 7), (4, 7), (8, 4), (6, 6), (6, 5), (6, 8), (10, 4), (5, 4), (8, 6)],
+    [(7, 7), (5, 5), (7, 5), (9, 8), (7, 8), (7, 6), (8, 7), (9, 6), (5, 7), (6, 7), (6, 6), (8, 4), (9, 5),
+     (8, 5), (4, 9), (9, 4), (3, 11), (6, 11), (10, 3), (12, 4), (5, 8), (4, 8)],
+    [(7, 7), (8, 6), (6, 6), (7, 8), (8, 8), (8, 5), (5, 5), (4, 4), (5, 2), (9, 9), (5, 0), (5, 3), (6, 4),
+     (6, 7), (5, 10), (3, 5), (4, 5), (7, 12), (6, 2), (5, 6), (7, 13), (8, 2), (1, 6), (8, 4), (8, 3),
+     (9, 10), (8, 9)],
+]
+
+
+@pytest.mark.parametrize("moves", VCF_THREATS)
+def test_defends_against_a_vcf_threat(moves):
+    b = Board.from_moves(15, moves)
+    naive = b.copy()
+    naive.play(*quick_move(b))
+    assert opp_has_vcf(naive)                # the one-ply choice loses to a VCF
+    r = think(b, Limit(nodes=30000))
+    b.play(*r.move)
+    assert not opp_has_vcf(b), r
+
+
+def test_finds_the_long_vcf():
+    b = Board.from_moves(15, LONG_VCF)
+    r = think(b, Limit(nodes=200000))
+    assert r.info["score"] == "win" and r.info.get("proof") == "vcf"
+    assert assert_vcf_line(b, r.info["pv"]) == 11
+
+
+def test_instant_move_is_the_static_move():
+    b = Board.from_moves(15, [(7, 7), (8, 8), (8, 7)])
+    t0 = time.perf_counter()
+    r = think(b, Limit(turn_time=0))
+    assert time.perf_counter() - t0 < 0.2
+    assert r.move == quick_move(b)
+
+
+def test_node_and_depth_limits_are_deterministic():
+    b = Board.from_moves(15, [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (7, 6)])
+    a = think(b, Limit(nodes=8000))
+    c = think(b.copy(), Limit(nodes=8000))
+    assert a.move == c.move and a.info["nodes"] == c.info["nodes"] and a.info["pv"] == c.info["pv"]
+    assert a.info["nodes"] <= 8001
+    d = think(b, Limit(depth=3))
+    assert d.info["depth"] == 3
+    assert think(b, Limit(depth=3)).info["nodes"] == d.info["nodes"]
+
+
+def test_time_limit_and_stop_event():
+    b = Board.from_moves(15, [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (7, 6)])
+    t0 = time.perf_counter()
+    r = think(b, Limit(turn_time=0.4))
+    assert time.perf_counter() - t0 < 0.6 and r.move is not None and r.info["depth"] >= 2
+    stop = threading.Event()
+    threading.Timer(0.2, stop.set).start()
+    t0 = time.perf_counter()
+    r = think(b, Limit(turn_time=60), stop)
+    assert time.perf_counter() - t0 < 0.5
+    assert b.cell(*r.move) == 0
+    # stop already set: still a legal move
+    r = think(b, Limit(turn_time=60), stop)
+    assert b.cell(*r.move) == 0
+
+
+def test_time_budget():
+    assert time_budget(Limit(turn_time=0)) == 0
+    assert time_budget(Limit(nodes=10)) is None
+    assert 0.9 < time_budget(Limit(turn_time=1.0)) <= 1.0
+    assert time_budget(Limit(turn_time=5.0, time_left=10.0)) == pytest.approx(0.5)
+
+
+def test_think_leaves_the_board_alone():
+    b = Board.from_moves(15, [(7, 7), (8, 8), (8, 7)])
+    h, n = b.hash, b.move_count
+    think(b, Limit(nodes=3000))
+    assert b.hash == h and b.move_count == n
+
+
+def test_renju_black_never_fouls():
+    # black has a 3-3 point at (7,7); the engine playing both sides must never use a foul
+    b = Board.from_moves(15, [(5, 7), (0, 0), (6, 7), (2, 0), (7, 5), (4, 0), (7, 6), (14, 14)],
+                         rule=Rule.RENJU)
+    assert b.is_forbidden(7, 7)
+    for _ in range(16):
+        if b.game_over:
+            break
+        mv = think(b, Limit(nodes=3000)).move
+        if b.to_move == BLACK:
+            assert not b.is_forbidden(*mv)
+        b.play(*mv)
+
+
+def test_levels():
+    assert level_limit(1, Limit(turn_time=1.0)).turn_time == 0
+    assert level_limit(3, Limit(turn_time=1.0)).nodes == 20000
+    assert level_limit(None, Limit(turn_time=1.0)) == Limit(turn_time=1.0)
+    b = Board.from_moves(15, [(7, 7), (8, 8), (8, 7)])
+    p = EnginePlayer(level=1)
+    assert p.play(b, Limit(turn_time=1.0)).move == quick_move(b)
+    r = EnginePlayer(level=2).play(b, Limit(turn_time=5.0))
+    assert r.info["nodes"] <= 2001
+
+
+def _game(black, white, opening, limit_b, limit_w) -> int:
+    b = Board.from_moves(15, opening)
+    while not b.game_over:
+        p, lim = (black, limit_b) if b.to_move == BLACK else (white, limit_w)
+        b.play(*p(b, lim))
+    return b.winner
+
+
+def test_search_beats_the_static_engine():
+    search = lambda b, lim: think(b, lim).move          # noqa: E731
+    static = lambda b, lim: quick_move(b)               # noqa: E731
+    lim = Limit(nodes=20000)
+    opening = [(7, 7), (8, 6), (6, 8)]
+    assert _game(search, static, opening, lim, lim) == BLACK
+    assert _game(static, search, opening, lim, lim) == WHITE

@@ -1,0 +1,238 @@
+"""VCF / VCT solver on positions small enough to check by hand, under every rule.
+
+Every win the solver claims is replayed through the public Board API by `assert_vcf_line`,
+which checks independently that each attacking move is a four the defender cannot answer
+with a five, that each defence is the only block, and that the line ends in a five.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gomoku.engine import threats
+from gomoku.engine.board import BLACK, WHITE, Board
+from gomoku.engine.rules import Rule
+
+# corner cells used as harmless filler stones (far from every test pattern)
+FILLER = [(0, 0), (14, 0), (0, 14), (14, 14), (0, 13), (14, 13)]
+
+
+def position(black, white, rule=Rule.FREESTYLE, to_move=BLACK, size=15) -> Board:
+    """A board with these stones and `to_move` to play; filler stones in the corners even
+    out the counts (black moves first, so black == white or black == white + 1)."""
+    black, white = list(black), list(white)
+    fill = iter(FILLER)
+    want_black = len(white) if to_move == BLACK else len(white) + 1
+    while len(black) < want_black:
+        black.append(next(fill))
+    while len(black) > (len(white) if to_move == BLACK else len(white) + 1):
+        white.append(next(fill))
+    moves = []
+    for i in range(max(len(black), len(white))):
+        if i < len(black):
+            moves.append(black[i])
+        if i < len(white):
+            moves.append(white[i])
+    b = Board.from_moves(size, moves, rule=rule)
+    assert b.to_move == to_move and b.winner == 0
+    return b
+
+
+def solve(b: Board, kind="vcf", depth=30, **kw):
+    r = threats.solve(b.state, kind, depth=depth, **kw)
+    return r.win, [b.coords(i) for i in r.pv], r.nodes
+
+
+def fives_of(b: Board, color: int) -> list:
+    return [c for c in b.empty_cells() if b.would_win(*c, color)]
+
+
+def assert_vcf_line(b: Board, line: list) -> int:
+    """Replay a claimed VCF; returns the number of fours it uses."""
+    b = b.copy()
+    att = b.to_move
+    dfd = BLACK + WHITE - att
+    fours = 0
+    for i in range(0, len(line), 2):
+        x, y = line[i]
+        assert b.to_move == att
+        if att == BLACK:
+            assert not b.is_forbidden(x, y), f"attacker foul at {line[i]}"
+        if b.would_win(x, y):
+            b.play(x, y)
+            assert b.winner == att
+            return fours
+        b.play(x, y)
+        fours += 1
+        assert not fives_of(b, dfd), f"defender has a five after {line[i]}"
+        threat = fives_of(b, att)
+        assert threat, f"{line[i]} is not a four"
+        blocks = [c for c in threat if not (dfd == BLACK and b.is_forbidden(*c))]
+        if len(threat) >= 2 or not blocks:
+            return fours                 # two fives, or black may not block: won
+        assert i + 1 < len(line) and line[i + 1] == blocks[0], "defence is not the forced block"
+        b.play(*line[i + 1])
+    raise AssertionError("line ends without a win")
+
+
+# -- VCF found ---------------------------------------------------------------------------
+
+def test_vcf_four_three():
+    # black: row 7 x=4..6 (blocked at x=3 by white), column 7 y=5,6 -> (7,7) four, then an open four
+    b = position([(4, 7), (5, 7), (6, 7), (7, 5), (7, 6)], [(3, 7)])
+    win, line, _ = solve(b)
+    assert win and line[0] in [(7, 7), (8, 7)]
+    assert assert_vcf_line(b, line) >= 1
+
+
+LONG_VCF = [(7, 7), (5, 5), (7, 5), (3, 7), (5, 7), (7, 3), (6, 4), (5, 3), (7, 9), (2, 5), (3, 5),
+            (9, 2), (5, 11), (7, 1)]
+
+
+def test_long_vcf_needs_eleven_fours():
+    b = Board.from_moves(15, LONG_VCF)
+    win, line, _ = solve(b, depth=10)
+    assert not win                       # no VCF with ten fours or fewer
+    win, line, nodes = solve(b, depth=11)
+    assert win
+    assert assert_vcf_line(b, line) == 11
+    assert nodes < 5000
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_vcf_found_under_every_rule(rule):
+    # an open three for black with room on both sides: the open four wins under every rule
+    b = position([(5, 7), (6, 7), (7, 7), (7, 3)], [(7, 10), (9, 10), (11, 10)], rule=rule)
+    win, line, _ = solve(b)
+    assert win and assert_vcf_line(b, line) >= 1
+
+
+def test_vcf_with_white_attacker():
+    b = position([(3, 7)], [(4, 7), (5, 7), (6, 7), (7, 5), (7, 6)], to_move=WHITE)
+    win, line, _ = solve(b)
+    assert win and assert_vcf_line(b, line) >= 1
+
+
+# -- false wins rejected -----------------------------------------------------------------
+
+def test_counter_four_refutes_the_vcf():
+    black = [(4, 7), (5, 7), (6, 7), (7, 5), (7, 6)]
+    assert solve(position(black, [(3, 7)]))[0]
+    # white stones on column 8: blocking at (8,7) makes white an open four -> no VCF
+    b = position(black, [(3, 7), (8, 8), (8, 9), (8, 10)])
+    win, line, _ = solve(b)
+    assert not win, line
+
+
+def test_defender_five_must_be_blocked_first():
+    # white already has a four (five cell (10,1)); black's 4-3 does not count unless it blocks
+    black = [(4, 7), (5, 7), (6, 7), (7, 5), (7, 6)]
+    b = position(black, [(3, 7), (10, 2), (10, 3), (10, 4), (10, 5)], to_move=BLACK)
+    # (10,6) is taken by black filler? no: make sure the five cell is open at (10,1)
+    assert fives_of(b, WHITE)
+    assert not solve(b)[0]
+
+
+def test_renju_double_four_is_forbidden_for_black():
+    # (7,7) makes two fours (row blocked by (3,7), column blocked by (7,3))
+    black = [(4, 7), (5, 7), (6, 7), (7, 4), (7, 5), (7, 6)]
+    white = [(3, 7), (7, 3)]
+    free = position(black, white, rule=Rule.FREESTYLE)
+    win, line, _ = solve(free)
+    assert win and line[0] == (7, 7)
+    renju = position(black, white, rule=Rule.RENJU)
+    assert renju.is_forbidden(7, 7)
+    win, line, _ = solve(renju)
+    assert not win, line
+
+
+def test_renju_white_wins_on_a_black_forbidden_block():
+    # white plays (5,9): four whose only block (6,9) is a 3-3 foul for black
+    black = [(1, 9), (6, 7), (6, 8), (7, 10), (8, 11)]
+    white = [(2, 9), (3, 9), (4, 9)]
+    renju = position(black, white, rule=Rule.RENJU, to_move=WHITE)
+    free = position(black, white, rule=Rule.FREESTYLE, to_move=WHITE)
+    win, line, _ = solve(renju, depth=4)
+    assert win and line[0] == (5, 9)
+    assert assert_vcf_line(renju, line) >= 1
+    assert not solve(free, depth=4)[0]
+
+
+def test_standard_overline_is_not_a_five():
+    # x: 1 O, 2-4 X, 5 ., 6-7 X, 8 O on row 7: (5,7) makes six in a row
+    black = [(2, 7), (3, 7), (4, 7), (6, 7), (7, 7)]
+    white = [(1, 7), (8, 7)]
+    assert solve(position(black, white, rule=Rule.FREESTYLE))[0]
+    for rule in (Rule.STANDARD, Rule.RENJU):
+        b = position(black, white, rule=rule)
+        assert not b.would_win(5, 7)
+        assert not solve(b)[0]
+
+
+def test_caro_blocked_five_is_not_a_win():
+    black = [(2, 7), (3, 7), (4, 7), (5, 7)]
+    white = [(1, 7), (7, 7)]
+    assert solve(position(black, white, rule=Rule.FREESTYLE))[0]
+    for rule in (Rule.CARO, Rule.CARO_EXACT):
+        assert not solve(position(black, white, rule=rule))[0]
+
+
+def test_caro_four_can_be_stopped_beyond_its_end():
+    # black x=3..6 on row 7 with white at x=2: under caro the five at (7,7) would be blocked at
+    # both ends once white stands on (8,7), so the four has two defences
+    b = position([(3, 7), (4, 7), (5, 7), (6, 7)], [(2, 7)], rule=Rule.CARO, to_move=WHITE)
+    st = b.state
+    buf = np.zeros(threats.BUF_LEN, dtype=np.int64)
+    n = threats.block_fives(st, np.int64(0), np.int64(-1), buf)
+    assert sorted(b.coords(int(i)) for i in buf[:n]) == [(7, 7), (8, 7)]
+
+
+# -- VCT ---------------------------------------------------------------------------------
+
+def test_vct_double_three():
+    # (8,7) makes two open threes for black: no VCF, but a VCT
+    black = [(6, 7), (7, 7), (8, 5), (8, 6)]
+    b = position(black, [(0, 7), (14, 7), (7, 0), (7, 14)])
+    assert not solve(b, "vcf")[0]
+    win, line, _ = solve(b, "vct", depth=4)
+    assert win
+    assert line[0] in [(8, 7), (5, 7), (9, 7), (8, 4), (8, 8)]
+
+
+def test_vct_refuted_by_counter_four():
+    # same double three, but white has three stones that make fours against it
+    black = [(6, 7), (7, 7), (8, 5), (8, 6)]
+    white = [(2, 2), (3, 3), (4, 4), (12, 2)]
+    b = position(black, white)
+    # white's fours would not stop a plain double three; make them a real counter: white
+    # completing (5,5) gets an open four -> black's threes come too late
+    win, line, _ = solve(b, "vct", depth=4)
+    assert not win, line
+
+
+def test_renju_vct_avoids_forbidden_double_three():
+    black = [(6, 7), (7, 7), (8, 5), (8, 6)]
+    b = position(black, [(0, 7), (14, 7), (7, 0), (7, 14)], rule=Rule.RENJU)
+    assert b.is_forbidden(8, 7)
+    win, line, _ = solve(b, "vct", depth=4)
+    if win:
+        assert line[0] != (8, 7)
+
+
+# -- limits ------------------------------------------------------------------------------
+
+def test_node_limit_and_stop_flag():
+    b = Board.from_moves(15, LONG_VCF)
+    win, _, nodes = solve(b, depth=11, node_limit=20)
+    assert not win and nodes <= 21
+    ctrl = threats.new_ctrl()
+    ctrl[threats.C_STOP] = 1
+    assert not threats.solve(b.state, "vcf", depth=11, ctrl=ctrl).win
+    assert b.move_count == len(LONG_VCF)
+
+
+def test_recursive_solvers_have_one_signature():
+    b = Board.from_moves(15, LONG_VCF)
+    solve(b, "vct", depth=2)
+    for f in (threats.vcf, threats._vct):
+        assert len(f.signatures) <= 1
