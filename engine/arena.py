@@ -417,13 +417,17 @@ class _PlayerPool:
 
 
 def _warm_up(p: Player, game: GameSettings) -> None:
-    """One untimed move on an empty board before the first game, so loading numba caches or
-    an ONNX session is not charged to the first timed move of the match."""
+    """One short untimed search before the first game, so loading numba caches (search and
+    threat solver functions load on first use) or an ONNX session is not charged to the
+    first timed move of the match."""
     from gomoku.engine.board import Board
     try:
-        p.new_game(game.width, game.board_height, Rule(game.rule))
-        p.play(Board(game.width, game.board_height, Rule(game.rule)),
-               Limit(turn_time=0, nodes=game.nodes, depth=game.depth, playouts=game.playouts))
+        w, h, rule = game.width, game.board_height, Rule(game.rule)
+        p.new_game(w, h, rule)
+        cx, cy = w // 2, h // 2
+        board = Board.from_moves(w, [(cx, cy), (cx, cy - 1), (cx + 1, cy + 1)], rule=rule, height=h)
+        p.play(board, Limit(turn_time=0.2, nodes=game.nodes, depth=min(game.depth or 4, 4),
+                            playouts=min(game.playouts or 64, 64)))
     except Exception:
         pass   # a broken player shows itself in its first real game, where it is judged
 

@@ -163,7 +163,7 @@ class _View:
 @click.option("--sprt", "sprt_text", default=None, metavar="elo0=X elo1=Y [alpha=A beta=B]",
               help="Stop early when the SPRT decides (cutechess model).")
 @click.option("--sgf", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Append every game to this SGF collection.")
+              help="Append every game to this SGF collection (an existing file is kept and extended).")
 @click.option("--psq", "psq_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write each game as DIR/game_NNNN.psq (Piskvork format).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -246,8 +246,6 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
     if na == nb:
         nb = nb + "-2"
 
-    if sgf is not None and sgf.exists():
-        sgf.unlink()   # one match, one collection
     json_stdout = json_path is not None and str(json_path) == "-"   # then stdout carries only JSON
     live = (sys.stderr if json_stdout else sys.stdout).isatty() if progress is None else progress
     m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
