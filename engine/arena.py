@@ -30,12 +30,11 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Union
 
 from gomoku.engine.limits import Limit, PlayResult
 from gomoku.engine.openings import Opening
-from gomoku.engine.players import (Player, PlayerCrashed, PlayerError, PlayerStartError, PlayerTimeout,
-                                   PlayerSpec, make_player, parse_spec)
+from gomoku.engine.players import Player, PlayerError, PlayerSpec, PlayerTimeout, make_player, parse_spec
 from gomoku.engine.rules import Rule
 from gomoku.engine import stats
 

@@ -13,8 +13,7 @@ from gomoku.engine.arena import BLACK, WHITE, GameSettings, Match, MatchSettings
 from gomoku.engine.board import Board
 from gomoku.engine.limits import Limit
 from gomoku.engine.openings import builtin_openings
-from gomoku.engine.players import (PlayerCrashed, PlayerStartError, PlayerTimeout, RandomPlayer, SpecError,
-                                   make_player, parse_spec)
+from gomoku.engine.players import PlayerCrashed, PlayerStartError, PlayerTimeout, RandomPlayer, make_player
 from gomoku.engine.rules import Rule
 from gomoku.protocol.client import BrainClient
 
