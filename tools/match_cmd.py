@@ -141,7 +141,7 @@ class _View:
 @click.option("-s", "--size", "size", default="15", show_default=True, help="Board size N or WxH (5..22).")
 @click.option("-t", "--time", "turn_time", type=click.FloatRange(0), default=None,
               help="Seconds per move (protocol timeout_turn; 0 = as fast as possible). "
-                   "Default 1, or no cap when --nodes/--depth/--playouts is given.")
+                   "Default 1, or no cap when --match-time/--nodes/--depth/--playouts is given.")
 @click.option("--match-time", type=click.FloatRange(0, min_open=True), default=None,
               help="Seconds per player for the whole game (protocol timeout_match).")
 @click.option("--nodes", type=click.IntRange(1), default=None, help="Node limit per move.")
@@ -204,7 +204,7 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--rule") from None
     width, height = _parse_size(size)
-    if turn_time is None and not (nodes or depth or playouts):
+    if turn_time is None and not (match_time or nodes or depth or playouts):
         turn_time = 1.0
     try:
         spec_a, spec_b = parse_spec(specs[0]), parse_spec(specs[1])
