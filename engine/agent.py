@@ -20,6 +20,9 @@ from .board import BLACK, Board
 from .core import BoardState
 from .limits import UNLIMITED_MS, Limit, PlayResult
 from .rules import Rule
+from .threats import drop_stale_cache
+
+drop_stale_cache(__file__, ("core.py", "patterns.py"))
 
 # weight of the opponent's pattern score when choosing a static move: blocking his
 # shapes is worth a little less than building our own of the same size

@@ -29,6 +29,8 @@ from .core import BoardState, make_move, undo_move
 from .threats import (C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, ThreatTable, is_foul,
                       is_four_class, new_threat_table, tick, vcf)
 
+threats.drop_stale_cache(__file__, ("core.py", "patterns.py", "threats.py", "evaluation.py"))
+
 WIN = 30000
 WIN_MIN = 29000           # |score| above this is a proven result
 INF = 32000

@@ -26,12 +26,37 @@ Recursive njit functions are only ever called with int64 arguments (numba issue 
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+import os
+from pathlib import Path
+from typing import Iterable, NamedTuple, Optional
 
 import numpy as np
 from numba import njit
 
 from .core import BoardState, is_forbidden_at, make_move as _make, undo_move as _undo
+
+def drop_stale_cache(module_file: str, deps: Iterable[str]) -> int:
+    """Delete this module's numba cache files when a module it compiles in has changed.
+
+    Numba's cache checks only the module's own source stamp, yet a jitted caller embeds the
+    code of every jitted callee (here core.make_move, threats.vcf ...). After an edit to a
+    callee's module the caller would keep running the old callee. Installed copies never
+    trip this (their caches are newer than every source). Returns the files removed."""
+    src = Path(module_file)
+    cache = src.parent / "__pycache__"
+    try:
+        newest = max(os.stat(src.parent / d).st_mtime for d in deps)
+        removed = 0
+        for f in cache.glob(src.stem + ".*.nb[ic]"):
+            if f.stat().st_mtime < newest:
+                f.unlink()
+                removed += 1
+        return removed
+    except (OSError, ValueError):
+        return 0
+
+
+drop_stale_cache(__file__, ("core.py", "patterns.py"))
 
 # ctrl slots (shared with search.py)
 C_STOP, C_NODES, C_NODE_LIMIT, C_PVLEN = 0, 1, 2, 3
@@ -143,19 +168,55 @@ def block_fives(st: BoardState, a: np.int64, last: np.int64, out: np.ndarray) ->
             return 0
         out[0] = j
         return 1
-    # caro: collect the five cells (at most a handful) at the end of the buffer
+    # caro: collect the five cells (at most a handful) at the end of the buffer; they lie on
+    # the lines through the attacker's last move when it is known
     nf = 0
     fbase = out.shape[0] - 8
-    n = st.cells.shape[0]
-    for i in range(n):
-        if st.cells[i] == 0 and st.cls[a, i] == 10:
-            if nf < 8:
+    if last >= 0:
+        for dd in range(4):
+            step = st.steps[dd]
+            for k in range(-4, 5):
+                j = last + k * step
+                if k != 0 and st.cells[j] == 0 and st.cls[a, j] == 10 and nf < 8:
+                    out[fbase + nf] = j
+                    nf += 1
+    if nf < m:
+        nf = 0
+        n = st.cells.shape[0]
+        for i in range(n):
+            if st.cells[i] == 0 and st.cls[a, i] == 10 and nf < 8:
                 out[fbase + nf] = i
                 nf += 1
     cnt = 0
+    if nf == 1:
+        # one five cell: taking it defends; so may a stone just beyond either end of the five
+        # (then blocked at both ends), which is tried by playing it
+        fc = out[fbase]
+        out[0] = fc
+        cnt = 1
+        col = a + 1
+        for dd in range(4):
+            if st.pat[a, dd, fc] != 10:
+                continue
+            step = st.steps[dd]
+            for sgn in (-1, 1):
+                j = fc + sgn * step
+                while st.cells[j] == col:
+                    j += sgn * step
+                if st.cells[j] != 0 or cnt >= fbase:
+                    continue
+                _make(st, j)
+                ok = st.counts[a, 10] == 0
+                _undo(st)
+                if ok:
+                    out[cnt] = j
+                    cnt += 1
+        return cnt
     for f in range(nf):
         fc = out[fbase + f]
         for dd in range(4):
+            if st.pat[a, dd, fc] != 10:
+                continue            # only the line of the five: the cell or just beyond its ends
             step = st.steps[dd]
             for k in range(-5, 6):
                 j = fc + k * step

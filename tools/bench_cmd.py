@@ -1,0 +1,115 @@
+"""`gomoku bench`: fixed positions of several rules and sizes searched to a fixed depth.
+
+Like Rapfi's bench: the node counts are a fingerprint of the search's behaviour (any change
+to ordering, pruning or evaluation changes the signature), and nodes/s on the same bench
+compares speed. The search is the one that plays (root threat probes included), with
+cleared tables per position, so the counts depend only on the code. A board-core figure
+(random playouts with every pattern kept up to date) comes first.
+
+The last line is for scripts:
+    bench: nodes=<int> time_ms=<int> nps=<int> signature=<hex>
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Optional
+
+import click
+
+# (rule name, width, height, moves); positions are mid-opening, none decided at once
+BENCH_POSITIONS: list[tuple[str, int, int, list[tuple[int, int]]]] = [
+    ("freestyle", 15, 15, [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (7, 6)]),
+    ("freestyle", 15, 15, [(7, 7), (5, 5), (7, 5), (9, 8), (7, 8), (7, 6), (8, 7), (9, 6), (5, 7), (6, 7),
+                           (6, 6), (8, 4), (9, 5), (8, 5), (4, 9), (9, 4), (3, 11), (6, 11), (10, 3),
+                           (12, 4), (5, 8), (4, 8)]),
+    ("standard", 15, 15, [(7, 7), (8, 6), (6, 8), (8, 8), (8, 7), (6, 7), (9, 6)]),
+    ("standard", 15, 15, [(7, 7), (7, 8), (8, 9), (6, 7), (8, 8), (8, 7), (6, 9), (9, 7), (10, 7), (7, 9)]),
+    ("renju", 15, 15, [(7, 7), (7, 6), (8, 8), (6, 6), (9, 6), (8, 7)]),
+    ("renju", 15, 15, [(7, 7), (8, 6), (8, 8), (6, 6), (9, 9), (10, 10), (7, 9), (6, 10), (9, 7)]),
+    ("caro", 15, 15, [(7, 7), (8, 7), (7, 8), (7, 6), (8, 9), (9, 10)]),
+    ("freestyle", 20, 20, [(10, 10), (11, 11), (9, 11), (11, 9), (10, 12), (12, 10), (9, 9)]),
+    ("caro5", 20, 20, [(10, 10), (10, 11), (11, 10), (9, 10), (12, 11), (9, 9)]),
+]
+
+DEFAULT_DEPTH = 8
+
+
+def run_core(seconds: float = 1.0) -> list[tuple[int, float, float]]:
+    """Random playouts per board size: (size, games/s, moves/s)."""
+    import numpy as np
+
+    from gomoku.engine import core
+    from gomoku.engine.board import Board
+
+    out = []
+    for size in (15, 20):
+        st = Board(size).state
+        core.random_playouts(st, np.int64(1), np.int64(0))      # load / compile
+        games = 0
+        moves = 0
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            moves += int(core.random_playouts(st, np.int64(20), np.int64(games + 1)))
+            games += 20
+        dt = time.perf_counter() - t0
+        out.append((size, games / dt, moves / dt))
+    return out
+
+
+def signature(node_counts: list[int]) -> str:
+    """Stable fingerprint of the per-position node counts."""
+    text = ",".join(str(n) for n in node_counts).encode()
+    return hashlib.blake2b(text, digest_size=8).hexdigest()
+
+
+@click.command(name="bench")
+@click.option("--depth", type=click.IntRange(1, 40), default=DEFAULT_DEPTH, show_default=True,
+              help="Search depth (iterations) per position.")
+@click.option("--core/--no-core", "with_core", default=True, show_default=True,
+              help="Also measure the board core (random playouts).")
+@click.option("--core-seconds", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
+              help="Seconds per board size for the core figure.")
+def bench(depth: int, with_core: bool, core_seconds: float) -> None:
+    """Search fixed positions (several rules and sizes) to a fixed depth; print nodes, time,
+    nodes/s and a signature of the node counts. Last line: `bench: nodes=.. time_ms=.. nps=..
+    signature=..`."""
+    from gomoku.engine import search
+    from gomoku.engine.board import Board
+    from gomoku.engine.rules import parse_rule
+
+    if with_core:
+        for size, gps, mps in run_core(core_seconds):
+            click.echo(f"core {size}x{size}: random playouts {gps:,.0f} games/s, {mps:,.0f} moves/s")
+    search.warm_up()
+    counts: list[int] = []
+    total_nodes = 0
+    total_time = 0.0
+    for k, (rule_name, w, h, moves) in enumerate(BENCH_POSITIONS, 1):
+        b = Board.from_moves(w, moves, rule=parse_rule(rule_name), height=h)
+        t0 = time.perf_counter()
+        res = search.search(b.state, max_depth=depth)
+        dt = time.perf_counter() - t0
+        counts.append(res.nodes)
+        total_nodes += res.nodes
+        total_time += dt
+        mv = b.coords(res.move) if res.move >= 0 else None
+        score = _score(res.score)
+        click.echo(f"position {k:2d} {rule_name:9s} {w}x{h}: depth {res.depth:2d} move {mv} score {score} "
+                   f"nodes {res.nodes:,} time {dt * 1000:.0f} ms nps {res.nodes / max(dt, 1e-9):,.0f}")
+    sig = signature(counts)
+    nps = int(total_nodes / max(total_time, 1e-9))
+    click.echo(f"bench: nodes={total_nodes} time_ms={int(total_time * 1000)} nps={nps} signature={sig}")
+
+
+def _score(v: int) -> str:
+    from gomoku.engine.search import WIN, WIN_MIN
+    if v > WIN_MIN:
+        return f"win{WIN - v}"
+    if v < -WIN_MIN:
+        return f"loss{WIN + v}"
+    return str(v)
+
+
+def main(argv: Optional[list[str]] = None) -> None:  # pragma: no cover - convenience
+    bench.main(args=argv)
