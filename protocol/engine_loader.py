@@ -19,6 +19,7 @@ class EngineLoader:
     def __init__(self, warmup: bool = True) -> None:
         self.board_ready = threading.Event()   # Board usable (forbidden checks for fallbacks)
         self.ready = threading.Event()         # think() usable and warmed up
+        self.finished = threading.Event()      # loading ended, with success or failure
         self.failed: Optional[str] = None
         self.load_seconds: Optional[float] = None
         self.Board: Any = None
@@ -64,15 +65,18 @@ class EngineLoader:
         except BaseException as exc:  # noqa: BLE001 - any failure means: play fallback moves
             self.failed = f"{type(exc).__name__}: {exc}"
             traceback.print_exc()     # goes to the brain's log, never to the manager
+        finally:
+            self.finished.set()
 
     def _warm(self, agent: Any) -> None:
         warm_all()
 
     def wait(self, timeout: Optional[float]) -> bool:
-        """Wait until think() is usable; False on timeout or if loading failed."""
+        """Wait until think() is usable; False on timeout, or at once if loading failed."""
         if timeout is not None and timeout <= 0:
             return self.ready.is_set()
-        return self.ready.wait(timeout)
+        self.finished.wait(timeout)
+        return self.ready.is_set()
 
 
 def warm_all() -> None:

@@ -15,27 +15,54 @@ from gomoku.protocol.position import BLACK, EMPTY, WHITE, Position
 _DIRS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
-def _run(pos: Position, x: int, y: int, dx: int, dy: int, colour: int) -> int:
-    """Stones of `colour` in a row through (x, y) along (dx, dy), counting (x, y) itself."""
-    n = 1
+def _run(pos: Position, x: int, y: int, dx: int, dy: int, colour: int) -> tuple[int, int, int]:
+    """Stones of `colour` in a row through (x, y) along (dx, dy), counting (x, y) itself, the
+    number of open ends (empty cell beyond the run) and of ends closed by the other colour."""
+    n, open_ends, opp_ends = 1, 0, 0
     for s in (1, -1):
         cx, cy = x + s * dx, y + s * dy
         while pos.in_bounds(cx, cy) and pos.cells.get((cx, cy)) == colour:
             n += 1
             cx += s * dx
             cy += s * dy
-    return n
+        if pos.in_bounds(cx, cy):
+            c = pos.cells.get((cx, cy), EMPTY)
+            if c == EMPTY:
+                open_ends += 1
+            elif c in (BLACK, WHITE):
+                opp_ends += 1
+    return n, open_ends, opp_ends
+
+
+def _exact(rule: Rule, colour: int) -> bool:
+    return rule in (Rule.STANDARD, Rule.CARO_EXACT) or (rule == Rule.RENJU and colour == BLACK)
 
 
 def _wins(pos: Position, x: int, y: int, colour: int, rule: Rule) -> bool:
-    """Would `colour` win by playing (x, y)? Exact-five rules refuse overlines; caro's
-    blocked-ends condition is ignored (a fallback only needs to be legal and sensible)."""
-    exact = rule in (Rule.STANDARD, Rule.CARO_EXACT) or (rule == Rule.RENJU and colour == BLACK)
+    """Would `colour` win by playing (x, y)? Exact-five rules refuse overlines; caro refuses a
+    five closed at both ends by opponent stones (the board edge does not close)."""
+    exact = _exact(rule, colour)
+    caro = rule in (Rule.CARO, Rule.CARO_EXACT)
     for dx, dy in _DIRS:
-        n = _run(pos, x, y, dx, dy, colour)
+        n, _, closed = _run(pos, x, y, dx, dy, colour)
         if n == 5 or (n > 5 and not exact):
-            return True
+            if not (caro and closed == 2):
+                return True
     return False
+
+
+def _shape(pos: Position, x: int, y: int, colour: int, rule: Rule) -> float:
+    """How much a stone of `colour` at (x, y) builds: longer runs and open ends count, dead
+    runs (no open end) and overlines that do not win under this rule count nothing."""
+    total = 0.0
+    for dx, dy in _DIRS:
+        n, open_ends, _ = _run(pos, x, y, dx, dy, colour)
+        if n > 5 and _exact(rule, colour):
+            continue
+        if open_ends == 0:
+            continue
+        total += 4.0 ** (min(n, 5) - 1) * open_ends
+    return total
 
 
 def ranked_moves(pos: Position, rule: Rule, limit: int = 8) -> list[tuple[int, int]]:
@@ -64,15 +91,63 @@ def ranked_moves(pos: Position, rule: Rule, limit: int = 8) -> list[tuple[int, i
         elif _wins(pos, x, y, opp, rule):
             score = 1e8
         else:
-            score = 0.0
-            for dx, dy in _DIRS:
-                a = _run(pos, x, y, dx, dy, me) - 1
-                b = _run(pos, x, y, dx, dy, opp) - 1
-                score += 4 ** a * 1.1 + 4 ** b
+            score = 1.1 * _shape(pos, x, y, me, rule) + _shape(pos, x, y, opp, rule)
             score -= 0.01 * (abs(x - cx) + abs(y - cy))
         scored.append((score, -y, -x, (x, y)))
     scored.sort(reverse=True)
     return [m for *_, m in scored[:limit]]
+
+
+def _line(pos: Position, x: int, y: int, dx: int, dy: int) -> list[int]:
+    """Cells at offsets -5..5 along a direction, with black placed at offset 0 (index 5);
+    off-board cells read as 3 (a wall)."""
+    out = []
+    for k in range(-5, 6):
+        cx, cy = x + k * dx, y + k * dy
+        out.append(pos.cells.get((cx, cy), EMPTY) if pos.in_bounds(cx, cy) else 3)
+    out[5] = BLACK
+    return out
+
+
+def _run_at(line: list[int], i: int) -> tuple[int, int]:
+    """(start, end) indices of the black run containing index i."""
+    a = b = i
+    while a > 0 and line[a - 1] == BLACK:
+        a -= 1
+    while b < len(line) - 1 and line[b + 1] == BLACK:
+        b += 1
+    return a, b
+
+
+def maybe_renju_foul(pos: Position, x: int, y: int) -> bool:
+    """Conservative renju foul test for black at (x, y) in pure Python: overline, two fours,
+    or two (possibly false) open threes. It may call a legal move a foul (no false-three
+    recursion), never the reverse for these shapes; fine for a fallback that only must not
+    lose by a foul."""
+    fours = threes = 0
+    for dx, dy in _DIRS:
+        line = _line(pos, x, y, dx, dy)
+        a, b = _run_at(line, 5)
+        if b - a + 1 == 5:
+            return False                       # an exact five wins outright
+        if b - a + 1 > 5:
+            return True                        # overline
+        four = three = False
+        for e in range(1, 10):
+            if line[e] != EMPTY:
+                continue
+            line[e] = BLACK
+            a, b = _run_at(line, 5)
+            if a <= e <= b:
+                n = b - a + 1
+                if n == 5:
+                    four = True
+                elif n == 4 and line[a - 1] == EMPTY and line[b + 1] == EMPTY:
+                    three = True
+            line[e] = EMPTY
+        fours += four
+        threes += three and not four
+    return fours >= 2 or threes >= 2
 
 
 def cheap_move(pos: Position, rule: Rule,
@@ -81,7 +156,9 @@ def cheap_move(pos: Position, rule: Rule,
 
     Falls back to any empty cell; None only if no empty cell is left.
     """
-    moves = ranked_moves(pos, rule)
+    if forbidden is None and rule == Rule.RENJU and pos.to_move == BLACK:
+        forbidden = lambda x, y: maybe_renju_foul(pos, x, y)  # noqa: E731
+    moves = ranked_moves(pos, rule, limit=30)
     for m in moves:
         if forbidden is None or not forbidden(*m):
             return m

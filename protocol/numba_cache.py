@@ -9,11 +9,13 @@ happen inside the brain. The check is a heuristic on file names and times, errin
 """
 from __future__ import annotations
 
+import fcntl
 import glob
 import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 _JIT = re.compile(r"@(?:numba\.)?njit\([^)]*cache\s*=\s*True[^)]*\)\s*\n(?:@[^\n]*\n)*def\s+(\w+)")
@@ -70,12 +72,66 @@ def _newer(src_dir: Path, name: str, mtime: float) -> bool:
     return False
 
 
-def compile_in_child(timeout: float = 600.0) -> bool:
-    """Run the engine warm-up in a child process (its output goes to our fd 1/2, i.e. the log).
-    Returns True if it finished cleanly."""
+_child: "subprocess.Popen[bytes] | None" = None
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Linux: the child gets SIGKILL when the brain dies (END, EOF, a manager's kill)."""
     try:
-        proc = subprocess.run([sys.executable, "-c", WARM_CODE], stdin=subprocess.DEVNULL,
-                              timeout=timeout, check=False)
-        return proc.returncode == 0
+        import ctypes
+        import signal
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))   # PR_SET_PDEATHSIG
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def lock_path(src_dir: Path) -> str:
+    """One lock per cache location, so brains started together compile only once."""
+    custom = os.environ.get("NUMBA_CACHE_DIR")
+    base = custom if custom else str(src_dir / "__pycache__")
+    try:
+        os.makedirs(base, exist_ok=True)
+    except OSError:
+        base = tempfile.gettempdir()
+    return os.path.join(base, "gomoku-warmup.lock")
+
+
+def compile_in_child(timeout: float = 600.0) -> bool:
+    """Fill the cache in a child process (output to our fd 1/2, i.e. the log), one compiling
+    process per cache at a time: a brain that finds another one compiling waits for it, then
+    re-checks. The child dies with the brain. Returns True if the cache is warm afterwards."""
+    global _child
+    src = engine_dir()
+    try:
+        fd = os.open(lock_path(src), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        fd = -1
+    try:
+        if fd >= 0:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        if cache_is_warm(src):
+            return True
+        _child = subprocess.Popen([sys.executable, "-c", WARM_CODE], stdin=subprocess.DEVNULL,
+                                  preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+        try:
+            rc = _child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _child.kill()
+            rc = -1
+        return rc == 0
     except (OSError, subprocess.SubprocessError):
         return False
+    finally:
+        _child = None
+        if fd >= 0:
+            os.close(fd)
+
+
+def kill_child() -> None:
+    """Stop a compile still running (the brain is exiting)."""
+    child = _child
+    if child is not None and child.poll() is None:
+        try:
+            child.kill()
+        except OSError:
+            pass

@@ -334,14 +334,27 @@ class Session:
                 print(f"quick_move failed: {exc}")
         return cheap_move(pos, self.rule)
 
+    def _board_fallback(self, pos: Position, rule: Rule) -> Optional[Answer]:
+        """No search this time: the cheap move, with renju fouls excluded through the numba
+        Board when its (already loaded) functions are usable."""
+        loader = self.loader
+        if rule != Rule.RENJU or pos.to_move != BLACK or not loader.board_ready.is_set() or pos.blocked:
+            return None
+        try:
+            board = pos.to_board(loader.Board, rule)
+            fb = cheap_move(pos, rule, board.is_forbidden)
+        except Exception as exc:  # noqa: BLE001 - keep the precomputed fallback
+            print(f"board fallback failed: {exc}")
+            return None
+        return None if fb is None else (format_move(fb), self._effect_for([fb]), [])
+
     def _think_job(self, req: MoveRequest, pos: Position, rule: Rule) -> Optional[Answer]:
         """Runs in the thinking thread: wait for the engine, build the Board, search."""
         loader = self.loader
         budget = req.budget
-        if not loader.wait(budget.soft - time.monotonic() - 0.02):
-            return None
-        if not loader.lock.acquire(timeout=max(0.0, budget.soft - time.monotonic())):
-            return None
+        if not loader.wait(budget.soft - time.monotonic() - 0.02) or \
+                not loader.lock.acquire(timeout=max(0.0, budget.soft - time.monotonic())):
+            return self._board_fallback(pos, rule)
         try:
             try:
                 board = pos.to_board(loader.Board, rule)
@@ -354,8 +367,10 @@ class Session:
                 req.set_fallback((format_move(fb), self._effect_for([fb]), []))
             budget = req.budget
             think_s = 0.0 if budget.instant else max(0.0, budget.soft - time.monotonic())
+            # max_memory goes through as the process-wide limit: the agent sizes its tables from it
+            # (engine.timeman.table_memory_bytes); 0/None = its default.
             limit = loader.Limit(turn_time=think_s, depth=self.max_depth, nodes=self.max_node,
-                                 max_memory=self._table_memory())
+                                 max_memory=self.time.max_memory or None)
             result = loader.think(board, limit, req.stop)
         finally:
             loader.lock.release()
@@ -365,20 +380,6 @@ class Session:
             print(f"engine gave no legal move ({move}); using the fallback")
             return None
         return format_move(move), self._effect_for([move]), _info_message(result.info)
-
-    def _table_memory(self) -> int:
-        return timeman.table_memory_bytes(self.time.max_memory, _resident_bytes())
-
-
-def _resident_bytes() -> int:
-    """Current resident set size of this process (Linux), 150 MB if unknown."""
-    try:
-        with open("/proc/self/statm", "rb") as f:
-            pages = int(f.read().split()[1])
-        import os
-        return pages * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 150 * 1024 * 1024
 
 
 def _info_message(info: dict[str, Any]) -> list[str]:

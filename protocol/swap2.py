@@ -61,14 +61,14 @@ def decide(req: Any, pos: Position, rule: Rule, loader: Any, effect_for: EffectF
     """Runs in the thinking thread: the engine's choice for this stage, or None (fallback)."""
     if pos.stone_count == 0:
         return quick_answer(pos, rule, effect_for)
-    budget = req.budget
-    if not loader.wait(budget.soft - time.monotonic() - 0.02):
+    until = min(req.budget.soft, time.monotonic() + MAX_DECISION_S)
+    if not loader.wait(until - time.monotonic() - 0.02):
         return None
-    if not loader.lock.acquire(timeout=max(0.0, budget.soft - time.monotonic())):
+    if not loader.lock.acquire(timeout=max(0.0, until - time.monotonic())):
         return None
     try:
         board = pos.to_board(loader.Board, rule)
-        think_s = min(MAX_DECISION_S, max(0.0, req.budget.soft - time.monotonic()))
+        think_s = max(0.0, min(until, req.budget.soft) - time.monotonic())
         result = loader.think(board, loader.Limit(turn_time=think_s), req.stop)
     finally:
         loader.lock.release()

@@ -129,6 +129,9 @@ def test_37_renju_avoids_forbidden():
     with started(rule=4) as b:
         b.send("BOARD", "7,7,1", "7,8,2", "8,6,1", "8,8,2", "7,9,1", "8,5,2", "8,10,1", "8,11,2", "DONE")
         assert b.move() != (6, 8)
+        # YXBOARD sets the position without a move; YXSHOWFORBID lists black's fouls
+        b.send("YXBOARD", "7,7,1", "7,8,2", "8,6,1", "8,8,2", "7,9,1", "8,5,2", "8,10,1", "8,11,2", "DONE")
+        b.silent(0.2)
         b.send("YXSHOWFORBID")
         line = b.line()
         assert line.startswith("FORBID ") and line.endswith(".")

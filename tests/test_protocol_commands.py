@@ -114,3 +114,55 @@ def test_fallback_respects_forbidden_and_full_board():
         for x in range(5):
             p.play(x, y) if p.cell(x, y) == 0 else None
     assert cheap_move(p, Rule.FREESTYLE) is None
+
+
+def _pos(fields):
+    return Position.from_fields(15, 15, fields)[0]
+
+
+def test_fallback_is_rule_aware():
+    case36 = [(7, 7, 2), (7, 8, 1), (8, 7, 2), (7, 9, 1), (6, 7, 2), (7, 10, 1), (9, 12, 2), (7, 11, 1),
+              (6, 13, 2), (7, 13, 1), (8, 14, 2)]
+    assert cheap_move(_pos(case36), Rule.STANDARD) in {(5, 7), (9, 7)}
+    assert cheap_move(_pos(case36), Rule.FREESTYLE) == (7, 12)          # six wins in freestyle
+    case38 = [(7, 7, 1), (5, 7, 2), (6, 7, 1), (5, 8, 2), (8, 7, 1), (5, 6, 2), (9, 7, 1), (11, 7, 2)]
+    for rule in (Rule.CARO, Rule.CARO_EXACT):
+        assert cheap_move(_pos(case38), rule) in {(5, 4), (5, 5), (5, 9), (5, 10)}
+    assert cheap_move(_pos(case38), Rule.FREESTYLE) == (10, 7)
+
+
+def test_fallback_avoids_renju_fouls_without_the_engine():
+    case37 = [(7, 7, 1), (7, 8, 2), (8, 6, 1), (8, 8, 2), (7, 9, 1), (8, 5, 2), (8, 10, 1), (8, 11, 2)]
+    pos = _pos(case37)
+    from gomoku.protocol.fallback import maybe_renju_foul
+    assert maybe_renju_foul(pos, 6, 8)
+    assert cheap_move(pos, Rule.RENJU) != (6, 8)
+    p = Position.empty(15)
+    for m in [(5, 7), (0, 0), (6, 7), (0, 2), (8, 7), (0, 4), (9, 7), (0, 6)]:
+        p.play(*m)
+    assert maybe_renju_foul(p, 7, 7) is False       # exactly five: a win, not a foul
+    for m in [(10, 7), (1, 1)]:
+        p.play(*m)
+    assert maybe_renju_foul(p, 4, 7) is False        # 4,5,6 is only a three
+    assert maybe_renju_foul(p, 7, 7) is True         # 5..10 with 7,7 = overline
+
+
+@given(st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=30, unique=True))
+def test_maybe_foul_agrees_with_board_when_board_says_foul(moves):
+    """Conservative: every foul the numba Board sees is also flagged here."""
+    pytest.importorskip("numba")
+    from gomoku.engine.board import Board
+    from gomoku.protocol.fallback import maybe_renju_foul
+    pos = Position.empty(9)
+    b = Board(9, rule=Rule.RENJU)
+    for m in moves:
+        if b.game_over or b.is_forbidden(*m) and b.to_move == 1:
+            break
+        b.play(*m)
+        pos.play(*m)
+    if b.game_over or b.to_move != 1:
+        return
+    for y in range(9):
+        for x in range(9):
+            if pos.cell(x, y) == 0 and b.is_forbidden(x, y):
+                assert maybe_renju_foul(pos, x, y), (moves, x, y)

@@ -151,7 +151,28 @@ def test_50c_cold_numba_cache_still_moves_on_time():
             b.send("TURN 8,8")
             b.move()
             assert b.elapsed() < 0.5
+            assert _compilers(cache), "expected a compiling child process"
             b.end()
+            time.sleep(0.3)
+            assert _compilers(cache) == [], "the compile child outlived the brain"
+
+
+def _compilers(cache_dir: str) -> list[int]:
+    """PIDs of warm-up children working for this NUMBA_CACHE_DIR."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read()
+        except OSError:
+            continue
+        if b"warm_all" in cmd and cache_dir.encode() in env:
+            found.append(int(pid))
+    return found
 
 
 def test_54_end_exits_quickly():

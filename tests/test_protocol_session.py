@@ -85,7 +85,7 @@ def test_59_60_swap2_five_stones_then_board():
         assert line == "SWAP" or len(_cells(line)) == 1
         if line != "SWAP":
             assert _cells(line)[0] not in {(7, 7), (8, 7), (9, 9), (8, 8), (8, 6)}
-        b.send("INFO time_left 7000000", "BOARD", "7,7,1", "8,7,2", "9,9,1", "8,8,2", "8,6,1", "6,8,2", "DONE")
+        b.send("INFO timeout_turn 1000", "INFO time_left 7000000", "BOARD", "7,7,1", "8,7,2", "9,9,1", "8,8,2", "8,6,1", "6,8,2", "DONE")
         assert b.move(15) not in {(7, 7), (8, 7), (9, 9), (8, 8), (8, 6), (6, 8)}
         b.end()
 
