@@ -67,6 +67,12 @@ class MoveRequest:
         with self._cond:
             self.done.set()
             self._cond.notify_all()
+        if ok:   # diagnostics for the log (fd 1 is the log file or /dev/null, never the manager)
+            b = self._budget
+            now = time.monotonic()
+            print(f"answer {line!r} by {source}: {1000 * (now - b.origin):.0f} ms after origin "
+                  f"(soft {1000 * (b.soft - b.origin):.0f}, hard {1000 * (b.hard - b.origin):.0f}, "
+                  f"limit {b.limit_ms:.0f})")
         return ok
 
     def answer_fallback(self) -> bool:
