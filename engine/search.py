@@ -481,12 +481,18 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
         if nroot == 0:
             return SearchResult(-1, -WIN, 0, int(ctrl[C_NODES]), time.perf_counter() - t0)
         best = SearchResult(int(rm[0]), 0, 0, 0, 0.0, [int(rm[0])])
-        if nroot == 1 and st.counts[1 - me, 10] > 0:
+        if nroot == 1:
             best.depth = 1
             return _finish(best, ctrl, t0)
         # -- threat probes at the root
         if threat_probes:
-            probe_budget = max(2000, node_cap // 8) if node_cap else 200_000
+            # each probe may use about a tenth of the move (nodes, or time at ~250k nodes/s)
+            if node_cap:
+                probe_budget = max(1000, node_cap // 10)
+            elif time_limit is not None:
+                probe_budget = max(2000, int(time_limit * 25_000))
+            else:
+                probe_budget = 20_000
             win, line = _probe(st, cx, "vcf", me, 40, probe_budget, node_cap)
             if win:
                 return _finish(SearchResult(line[0], WIN - len(line), 0, 0, 0.0, line, "vcf"), ctrl, t0)
@@ -499,17 +505,21 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
             if opp_win and st.counts[1 - me, 10] == 0:
                 keep = np.zeros(nroot, dtype=np.int8)
                 saved = int(ctrl[C_NODE_LIMIT])
+                lim = int(ctrl[C_NODES]) + 2 * probe_budget
+                ctrl[C_NODE_LIMIT] = min(lim, node_cap) if node_cap else lim
                 cx.ttt.key[:] = 0
                 cx.ttt.depth[:] = -1
                 k = int(refutes_vcf(st, cx, rm, np.int64(nroot), np.int64(40), keep))
                 ctrl[C_NODE_LIMIT] = saved
+                if ctrl[C_STOP] and not ctrl[C_EXTERNAL] and not (node_cap and ctrl[C_NODES] >= node_cap):
+                    ctrl[C_STOP] = 0     # out of budget: search all moves instead
                 if k > 0:
                     sel = rm[:nroot][keep.astype(bool)]
                     nroot = len(sel)
                     rm[:nroot] = sel
                     best = SearchResult(int(rm[0]), 0, 0, 0, 0.0, [int(rm[0])])
             if not ctrl[C_STOP]:
-                win, line = _probe(st, cx, "vct", me, 10, probe_budget // 2, node_cap)
+                win, line = _probe(st, cx, "vct", me, 10, probe_budget, node_cap)
                 if win and line and line[0] in set(int(x) for x in rm[:nroot]):
                     return _finish(SearchResult(line[0], WIN - len(line), 0, 0, 0.0, line, "vct"),
                                    ctrl, t0)
