@@ -139,6 +139,13 @@ def gen_moves(st: BoardState, cx: SearchCtx, ply: np.int64, ttmove: np.int64) ->
             mv[cnt] = buf[t]
             vl[cnt] = st.score[me, buf[t]]
             cnt += 1
+        if nb == 0 and ply == 0:
+            # lost (two fives): at the root still block one of them, the opponent may err
+            for i in range(n):
+                if st.cells[i] == 0 and st.cls[op, i] == 10:
+                    mv[cnt] = i
+                    vl[cnt] = st.score[me, i]
+                    cnt += 1
     else:
         mode = 2 if st.counts[op, 9] > 0 else 0
         if st.meta[4] == 0:
@@ -479,7 +486,13 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
         rm = np.zeros(n_cells, dtype=np.int32)
         nroot = int(root_moves(st, cx, rm))
         if nroot == 0:
-            return SearchResult(-1, -WIN, 0, int(ctrl[C_NODES]), time.perf_counter() - t0)
+            # nothing sensible (or only fouls) left: any legal cell, else -1 (board full)
+            mask = np.zeros(n_cells, dtype=np.int8)
+            if me == 0 and int(st.meta[core.M_RULE]) == 2:
+                core.forbidden_mask(st, mask)
+            free = np.flatnonzero((st.cells == 0) & (mask == 0))
+            mv = int(free[0]) if len(free) else -1
+            return SearchResult(mv, -WIN, 0, int(ctrl[C_NODES]), time.perf_counter() - t0, [mv] if mv >= 0 else [])
         best = SearchResult(int(rm[0]), 0, 0, 0, 0.0, [int(rm[0])])
         if nroot == 1:
             best.depth = 1

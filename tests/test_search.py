@@ -159,3 +159,11 @@ def test_search_beats_the_static_engine():
     opening = [(7, 7), (8, 6), (6, 8)]
     assert _game(search, static, opening, lim, lim) == BLACK
     assert _game(static, search, opening, lim, lim) == WHITE
+
+
+def test_lost_position_still_gives_a_legal_move():
+    # white has an open four: black cannot stop it but must still move (and block one end)
+    b = position([(0, 0), (14, 0), (0, 14), (14, 14)], [(5, 7), (6, 7), (7, 7), (8, 7)])
+    r = think(b, Limit(nodes=2000))
+    assert r.move in [(4, 7), (9, 7)]
+    assert r.info["score"] == "loss"
