@@ -23,17 +23,19 @@ from gomoku.engine.limits import UNLIMITED_MS
 #: Budget when no time INFO was ever sent (ms). Overridable for humans and tests.
 DEFAULT_TURN_MS = 5000
 #: Fixed part of the safety margin (ms): pipe latency, thread wake-up, the manager's own slack.
-BASE_MARGIN_MS = 60
-#: Proportional part of the margin: GC pauses and noisy 2-core machines scale with long moves.
-MARGIN_FRACTION = 0.04
+BASE_MARGIN_MS = 70
+#: Proportional part of the margin: scheduler stalls on a loaded machine (measured up to ~0.2 s
+#: on a shared 2-core box during 1 s/move matches) and GC pauses.
+MARGIN_FRACTION = 0.08
 #: Extra margin for the first move of a process: numba functions are loaded from the cache on
 #: their first call, which can take a few hundred ms.
 FIRST_MOVE_MARGIN_MS = 150
 #: The longest margin we ever keep back (ms); long thinks still use almost all their time.
 MAX_MARGIN_MS = 1500
-#: The hard deadline sits this much (ms) after the soft one at most, so the engine gets a chance
-#: to return its own move before the watchdog answers.
+#: The hard deadline sits at least this much (ms), or HARD_GAP_FRACTION of the limit, after the
+#: soft one, so the engine gets a chance to return its own move before the watchdog answers.
 MIN_HARD_GAP_MS = 40
+HARD_GAP_FRACTION = 0.05
 #: Hard deadline (ms) of an instant move (timeout_turn 0): the quickest engine answer or a
 #: cheap move; tests allow 200 ms.
 INSTANT_HARD_MS = 120
@@ -121,7 +123,7 @@ def compute_budget(info: TimeInfo, origin: float, *, first_move: bool = False,
         if info.timeout_match and info.timeout_match > 0:
             share = max(share, min(left * 0.5, info.timeout_match / (2 * MOVES_TO_GO)))
         soft_ms = min(soft_ms, share)
-    soft_ms = min(soft_ms, hard_ms - min(MIN_HARD_GAP_MS, hard_ms * 0.2))
+    soft_ms = min(soft_ms, hard_ms - min(max(MIN_HARD_GAP_MS, HARD_GAP_FRACTION * limit_ms), hard_ms * 0.3))
     soft_ms = max(soft_ms, 0.0)
     return Budget(origin, origin + soft_ms / 1000.0, origin + hard_ms / 1000.0, limit_ms, False)
 
