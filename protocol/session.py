@@ -385,8 +385,8 @@ class Session:
 def _info_message(info: dict[str, Any]) -> list[str]:
     """One MESSAGE text with depth/eval/pv when the engine really searched, else nothing."""
     depth = info.get("depth")
-    if not depth:
-        return []
+    if not depth or not info.get("nodes"):
+        return []                       # instant or forced move: nothing worth telling
     parts = [f"depth {depth}"]
     if "score" in info:
         parts.append(f"eval {info['score']}")

@@ -166,3 +166,11 @@ def test_maybe_foul_agrees_with_board_when_board_says_foul(moves):
         for x in range(9):
             if pos.cell(x, y) == 0 and b.is_forbidden(x, y):
                 assert maybe_renju_foul(pos, x, y), (moves, x, y)
+
+
+def test_info_message_only_for_real_searches():
+    from gomoku.protocol.session import _info_message
+    assert _info_message({"depth": 0, "nodes": 1}) == []
+    assert _info_message({"depth": 1, "nodes": 0, "score": 0}) == []
+    (text,) = _info_message({"depth": 7, "score": -35, "nodes": 12345, "time": 0.5, "pv": [(7, 7), (8, 8)]})
+    assert text == "depth 7 eval -35 nodes 12345 time 0.50 pv 7,7 8,8"
