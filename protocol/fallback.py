@@ -132,7 +132,9 @@ def maybe_renju_foul(pos: Position, x: int, y: int) -> bool:
             return False                       # an exact five wins outright
         if b - a + 1 > 5:
             return True                        # overline
-        four = three = False
+        run_len = b - a + 1
+        four_points = 0
+        three = False
         for e in range(1, 10):
             if line[e] != EMPTY:
                 continue
@@ -141,12 +143,14 @@ def maybe_renju_foul(pos: Position, x: int, y: int) -> bool:
             if a <= e <= b:
                 n = b - a + 1
                 if n == 5:
-                    four = True
+                    four_points += 1
                 elif n == 4 and line[a - 1] == EMPTY and line[b + 1] == EMPTY:
                     three = True
             line[e] = EMPTY
-        fours += four
-        threes += three and not four
+        # A straight four (run of 4 through x,y) has two completion points but is one four;
+        # otherwise each completion point is its own four (X.XXX.X, XX.XX.XX: double fours).
+        fours += min(four_points, 1) if run_len == 4 else four_points
+        threes += three and not four_points
     return fours >= 2 or threes >= 2
 
 

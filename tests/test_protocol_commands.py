@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from gomoku.engine.rules import Rule
 from gomoku.protocol.commands import (LineSplitter, ascii_text, parse_coord, parse_field, parse_info,
@@ -147,7 +147,8 @@ def test_fallback_avoids_renju_fouls_without_the_engine():
     assert maybe_renju_foul(p, 7, 7) is True         # 5..10 with 7,7 = overline
 
 
-@given(st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=30, unique=True))
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=40, unique=True))
 def test_maybe_foul_agrees_with_board_when_board_says_foul(moves):
     """Conservative: every foul the numba Board sees is also flagged here."""
     pytest.importorskip("numba")
