@@ -15,7 +15,6 @@ _COMMANDS = {
     "bench": ("gomoku.tools.bench_cmd", "bench", "Benchmark the board core and search."),
     "brain": ("gomoku.tools.brain_cmd", "brain", "Run the Piskvork protocol brain on stdin/stdout."),
     "warmup": ("gomoku.tools.warmup_cmd", "warmup", "Compile and cache the numba core (run once after install)."),
-    "train": ("gomoku.tools.train_cmd", "train", "Self-play training of policy-value nets."),
 }
 
 
@@ -28,21 +27,13 @@ class LazyGroup(click.Group):
         if spec is None:
             return None
         module, attr, _ = spec
-        try:
-            return getattr(importlib.import_module(module), attr)
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.startswith(module.rsplit(".", 1)[0]) and exc.name == module:
-                @click.command(name=name, help=spec[2] + " (not available in this build)")
-                def missing() -> None:
-                    raise click.ClickException(f"'{name}' is not available in this build")
-                return missing
-            raise
+        return getattr(importlib.import_module(module), attr)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gomoku")
 def main() -> None:
-    """Gomoku / renju / caro engine: play, match, bench, brain, train."""
+    """Gomoku / renju / caro engine: play, match, bench, brain, warmup."""
 
 
 if __name__ == "__main__":
