@@ -510,7 +510,8 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
                 probe_budget = 20_000
             win, line = _probe(st, cx, "vcf", me, 40, probe_budget, node_cap)
             if win:
-                return _finish(SearchResult(line[0], WIN - len(line), 0, 0, 0.0, line, "vcf"), ctrl, t0)
+                return _finish(SearchResult(line[0], WIN - len(line), len(line), 0, 0.0, line, "vcf"),
+                               ctrl, t0)
             # does the opponent threaten a VCF if we pass?
             st.meta[core.M_TOMOVE] = 2 - me
             try:
@@ -536,7 +537,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
             if not ctrl[C_STOP]:
                 win, line = _probe(st, cx, "vct", me, 10, probe_budget, node_cap)
                 if win and line and line[0] in set(int(x) for x in rm[:nroot]):
-                    return _finish(SearchResult(line[0], WIN - len(line), 0, 0, 0.0, line, "vct"),
+                    return _finish(SearchResult(line[0], WIN - len(line), len(line), 0, 0.0, line, "vct"),
                                    ctrl, t0)
         # -- iterative deepening
         maxd = max_depth if max_depth is not None else MAXPLY - 4
@@ -560,8 +561,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
                 else:
                     break
             if ctrl[C_STOP]:
-                # an interrupted iteration still counts if it proved its first move better
-                break
+                break               # an interrupted iteration is discarded
             prev = v
             pv = [int(x) for x in cx.pv[0, : int(cx.pvlen[0])]] or [int(rm[0])]
             best = SearchResult(int(rm[0]), v, depth, 0, 0.0, pv)
