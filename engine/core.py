@@ -425,7 +425,7 @@ def forbidden_mask(st: BoardState, out: np.ndarray) -> np.int64:
         if st.cells[i] != 0:
             continue
         k = st.cls[0, i]
-        suspect = k == 9 or k == 7
+        suspect = k == 9 or k == 8 or k == 7
         if not suspect:
             for d in range(4):
                 if st.pat[0, d, i] == 1:

@@ -253,3 +253,11 @@ def test_recursive_forbidden_check_has_one_signature():
     assert core.is_forbidden_at(st.cells, st.steps, np.int64(b.index(7, 7)), np.int64(0))
     sigs = core.is_forbidden_at.signatures
     assert len(sigs) == 1 and "Literal" not in str(sigs)
+
+
+def test_renju_four_three_three_is_a_foul():
+    # (7,7): row four (4..7, blocked by white at 3,7) + column three + diagonal three = 4-3-3
+    black = [(4, 7), (5, 7), (6, 7), (7, 5), (7, 6), (8, 8), (9, 9)]
+    white = [(3, 7), (0, 0), (2, 0), (4, 0), (6, 0), (8, 0), (14, 14)]
+    b = stones(Board(15, rule=Rule.RENJU), black, white)
+    assert b.is_forbidden(7, 7)
