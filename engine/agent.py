@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Optional, Protocol
+from typing import Optional
 
 import numpy as np
 from numba import njit
@@ -18,7 +18,7 @@ from numba import njit
 from . import core
 from .board import BLACK, Board
 from .core import BoardState
-from .limits import UNLIMITED_MS, Limit, PlayResult
+from .limits import UNLIMITED_MS, Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
 from .rules import Rule
 from .threats import drop_stale_cache
 
@@ -27,18 +27,6 @@ drop_stale_cache(__file__, ("core.py", "patterns.py"))
 # weight of the opponent's pattern score when choosing a static move: blocking his
 # shapes is worth a little less than building our own of the same size
 DEFENCE_PERCENT = 85
-
-
-class Player(Protocol):
-    """Anything that can play a game: in-process engine, ONNX net, external brain."""
-
-    name: str
-
-    def new_game(self, width: int, height: int, rule: Rule) -> None: ...
-
-    def play(self, board: Board, limit: Limit) -> PlayResult: ...
-
-    def close(self) -> None: ...
 
 
 @njit(cache=True)

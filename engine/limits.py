@@ -6,7 +6,12 @@ Shared by in-process engines, the Piskvork brain and external brains driven over
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Protocol, runtime_checkable
+
+from .rules import Rule
+
+if TYPE_CHECKING:  # the board pulls in numba; the vocabulary must stay light
+    from .board import Board
 
 UNLIMITED_MS = 2147483647
 
@@ -44,3 +49,18 @@ class PlayResult:
     move: Optional[tuple[int, int]]
     info: dict[str, Any] = field(default_factory=dict)
     resigned: bool = False
+
+
+@runtime_checkable
+class Player(Protocol):
+    """Anything that can play a game: the classical engine, an ONNX net, an external brain.
+
+    The match runner, the brain and `gomoku play` only ever talk to this interface."""
+
+    name: str
+
+    def new_game(self, width: int, height: int, rule: Rule) -> None: ...
+
+    def play(self, board: "Board", limit: Limit) -> PlayResult: ...
+
+    def close(self) -> None: ...

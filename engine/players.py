@@ -30,9 +30,9 @@ import shlex
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Protocol, runtime_checkable
+from typing import Any, Optional
 
-from gomoku.engine.limits import Limit, PlayResult
+from gomoku.engine.limits import Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
 from gomoku.engine.rules import Rule
 
 
@@ -60,16 +60,6 @@ class PlayerStartError(PlayerError):
 
 # ----------------------------------------------------------------------------- interface
 
-@runtime_checkable
-class Player(Protocol):
-    """What every kind of player implements (mirrors gomoku.engine.agent.Player)."""
-    name: str
-
-    def new_game(self, width: int, height: int, rule: Rule) -> None: ...
-
-    def play(self, board: Any, limit: Limit) -> PlayResult: ...
-
-    def close(self) -> None: ...
 
 
 class RandomPlayer:
