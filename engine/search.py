@@ -131,7 +131,14 @@ def gen_moves(st: BoardState, cx: SearchCtx, ply: np.int64, ttmove: np.int64) ->
     mv = cx.moves[ply]
     vl = cx.vals[ply]
     cnt = 0
-    if st.counts[op, 10] > 0:
+    if st.counts[me, 10] > 0:
+        # our own five beats everything, including blocking the opponent's
+        for i in range(n):
+            if st.cells[i] == 0 and st.cls[me, i] == 10:
+                mv[cnt] = i
+                vl[cnt] = st.score[me, i]
+                cnt += 1
+    elif st.counts[op, 10] > 0:
         # must stop the opponent's five
         buf = cx.ttt.buf[ply]
         nb = threats.block_fives(st, np.int64(op), np.int64(-1), buf)
@@ -498,6 +505,8 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
         best = SearchResult(int(rm[0]), 0, 0, 0, 0.0, [int(rm[0])])
         if nroot == 1:
             best.depth = 1
+            if st.counts[me, 10] > 0:
+                best.score = WIN - 1
             return _finish(best, ctrl, t0)
         # -- threat probes at the root
         if threat_probes:
