@@ -40,6 +40,11 @@ C_EXTERNAL = 5            # ctrl slot: the stop came from the clock / stop event
 
 # params slots
 P_LEAF_VCF, P_WIDTH, P_LMR = 0, 1, 2
+P_RAISED = 5              # out: last root move that raised alpha in root_search (-1: none)
+
+#: start another iteration only while less than this share of the move's time is used
+#: (an interrupted iteration still counts where its first move finished and was beaten)
+NEXT_ITER_FRACTION = 0.6
 
 _SIDE = np.array([0x0123456789ABCDEF, 0x7EDCBA9876543210], dtype=np.uint64)
 
@@ -323,6 +328,7 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, alpha: np.int64,
     left in cx.pv[0, :cx.pvlen[0]]."""
     best = -INF
     cx.pvlen[0] = 0
+    cx.params[5] = -1
     me = st.meta[5] - 1
     for r in range(nroot):
         m = np.int64(rmoves[r])
@@ -348,6 +354,7 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, alpha: np.int64,
             cx.pvlen[0] = max(e, 1)
             if v > alpha:
                 alpha = v
+                cx.params[5] = m      # a real score inside/above the window, not a fail-low bound
             if v >= beta:
                 cx.history[me, m] += depth * depth
                 break
@@ -570,14 +577,19 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
                 else:
                     break
             if ctrl[C_STOP]:
-                break               # an interrupted iteration is discarded
+                # an interrupted iteration keeps only a move that beat the (completed) first
+                # move's score at this depth: the usual rule, and the time it bought is not lost
+                raised = int(cx.params[P_RAISED])
+                if depth > 1 and raised >= 0 and raised != best.move:
+                    best = SearchResult(raised, best.score, best.depth, 0, 0.0, [raised])
+                break
             prev = v
             pv = [int(x) for x in cx.pv[0, : int(cx.pvlen[0])]] or [int(rm[0])]
             best = SearchResult(int(rm[0]), v, depth, 0, 0.0, pv)
             if abs(v) > WIN_MIN and depth >= WIN - abs(v) + 1:
                 break               # proven result no deeper search can change
-            if deadline is not None and time.perf_counter() - t0 > 0.45 * time_limit:
-                break               # the next iteration would not finish
+            if deadline is not None and time.perf_counter() - t0 > NEXT_ITER_FRACTION * time_limit:
+                break               # the next iteration would not get far
         return _finish(best, ctrl, t0)
     finally:
         watcher.close()
