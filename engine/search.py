@@ -257,6 +257,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     if nm == 0:
         return -(WIN - ply - 1)       # cannot stop the five
     width = cx.params[1]
+    nall = nm
     if width > 0 and nm > width and not forced:
         nm = width
     newdepth = depth if forced else depth - 1
@@ -265,7 +266,11 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     bestmove = -1
     a0 = alpha
     searched = 0
-    for t in range(nm):
+    for t in range(nall):
+        if t >= nm and best > -WIN_MIN:
+            break
+        # past the width only while every move so far loses: a lone defence can rank low
+        # (freestyle game 8 vs PentaZen: a false proven win for us, its reply was move 17+)
         m = np.int64(cx.moves[ply, t])
         if renju_black and is_foul(st, np.int64(1), m):
             continue

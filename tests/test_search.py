@@ -204,3 +204,19 @@ def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
     # stopped before anything beat the first move: the last completed iteration's move
     early = search.search(b.state, node_limit=7_000)
     assert early.depth == 5 and b.coords(early.move) == (9, 5)
+
+
+# freestyle game 8 against PentaZen, white to move: depths 5-8 called (8, 5) a proven win
+# because black's one defence (9, 5) ranked below the width of 16 and was never searched
+FALSE_WIN = [(5, 6), (10, 5), (8, 8), (7, 8), (7, 7), (6, 6), (8, 7), (6, 7), (6, 5), (8, 6), (7, 6),
+             (5, 4), (9, 7), (11, 7), (7, 4), (8, 3), (4, 7), (3, 8)]
+
+
+def test_width_pruning_does_not_invent_a_proven_win():
+    from gomoku.engine import search
+    b = Board.from_moves(15, FALSE_WIN, rule=Rule.FREESTYLE)
+    res = search.search(b.state, max_depth=6)
+    assert abs(res.score) < search.WIN_MIN
+    b.play(8, 5)
+    reply = search.search(b.state, max_depth=6)
+    assert b.coords(reply.move) == (9, 5) and abs(reply.score) < search.WIN_MIN
