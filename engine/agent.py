@@ -15,7 +15,6 @@ from typing import Optional
 import numpy as np
 from numba import njit
 
-from . import core
 from .board import BLACK, Board
 from .core import BoardState
 from .limits import UNLIMITED_MS, Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
@@ -77,10 +76,10 @@ def static_move(st: BoardState, forbid: np.ndarray) -> np.int64:
 
 
 def _forbid_mask(board: Board) -> np.ndarray:
-    mask = np.zeros(board.state.cells.shape[0], dtype=np.int8)
+    """Cells the side to move may not use: renju fouls for black (the board's cached mask)."""
     if board.rule == Rule.RENJU and board.to_move == BLACK:
-        core.forbidden_mask(board.state, mask)
-    return mask
+        return board.forbidden_mask()
+    return np.zeros(board.state.cells.shape[0], dtype=np.int8)
 
 
 def quick_move(board: Board) -> tuple[int, int]:

@@ -115,15 +115,16 @@ class Board:
         """Renju only: is (x, y) a foul for black (regardless of whose turn it is)?"""
         if self.rule != Rule.RENJU or self.cell(x, y) != EMPTY:
             return False
-        return bool(self._forbidden()[self.index(x, y)])
+        return bool(self.forbidden_mask()[self.index(x, y)])
 
     def forbidden_points(self) -> list[tuple[int, int]]:
         if self.rule != Rule.RENJU:
             return []
-        mask = self._forbidden()
+        mask = self.forbidden_mask()
         return sorted(self.coords(int(i)) for i in np.flatnonzero(mask))
 
-    def _forbidden(self) -> np.ndarray:
+    def forbidden_mask(self) -> np.ndarray:
+        """int8 per cell index, 1 where black would commit a renju foul; cached per position."""
         h = self.hash
         if self._forbid_cache is None or self._forbid_cache[0] != h:
             mask = np.zeros(self.state.cells.shape[0], dtype=np.int8)
@@ -142,7 +143,7 @@ class Board:
             return []
         moves = self.empty_cells()
         if self.rule == Rule.RENJU and self.to_move == BLACK:
-            mask = self._forbidden()
+            mask = self.forbidden_mask()
             moves = [m for m in moves if not mask[self.index(*m)]]
         return moves
 

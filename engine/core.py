@@ -52,10 +52,6 @@ class BoardState(NamedTuple):
     tables: np.ndarray    # uint8[2**20]: packed pattern table of the rule (black low nibble)
 
 
-def cell_index(x: int, y: int, width: int) -> int:
-    return (y + PAD) * (width + PAD) + x + PAD
-
-
 def new_state(width: int, height: int, rule: int) -> BoardState:
     """An empty board; raises ValueError for sizes outside MIN_SIZE..MAX_SIZE."""
     if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):

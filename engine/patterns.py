@@ -34,11 +34,6 @@ HALF = 5                 # cells each side of the centre that a key covers
 KEY_BITS = 4 * HALF      # 2 bits per neighbour
 NUM_KEYS = 1 << KEY_BITS
 
-# key bit position of the neighbour at offset k (k = -5..-1, 1..5)
-def key_pos(offset: int) -> int:
-    return offset + HALF if offset < 0 else offset + HALF - 1
-
-
 @njit(cache=True)
 def _neighbour(key: np.int64, offset: np.int64) -> np.int64:
     pos = offset + 5 if offset < 0 else offset + 4
@@ -118,18 +113,9 @@ def build_table(color: np.int64, rule: np.int64) -> np.ndarray:
             table[key] = 9   # F4
         elif fives == 1:
             table[key] = 8   # B4
-        elif best == 9:
-            table[key] = 7   # F3
-        elif best == 8:
-            table[key] = 6   # B3
-        elif best == 7:
-            table[key] = 5   # F2
-        elif best == 6:
-            table[key] = 4   # B2
-        elif best == 5:
-            table[key] = 3   # F1
-        elif best == 4:
-            table[key] = 2   # B1
+        elif best >= 4:
+            # one stone short of F4/B4/F3/B3/F2/B2 is F3/B3/F2/B2/F1/B1: two steps down the scale
+            table[key] = best - 2
         else:
             table[key] = 0
     return table
@@ -152,20 +138,3 @@ def pattern_tables(rule: Rule | int) -> np.ndarray:
         tab.setflags(write=False)
         _TABLES[r] = tab
     return tab
-
-
-def key_from_line(line: str, center_empty: bool = True) -> int:
-    """Test helper: key of an 11-char line like '..xxx.o....', centre at index 5.
-
-    Characters: '.' empty, 'x' black, 'o' white, '#' wall. The centre character is ignored.
-    """
-    if len(line) != 11:
-        raise ValueError("line must have 11 cells")
-    codes = {".": 0, "x": 1, "o": 2, "#": 3}
-    key = 0
-    for i, ch in enumerate(line):
-        off = i - 5
-        if off == 0:
-            continue
-        key |= codes[ch] << (2 * key_pos(off))
-    return key
