@@ -15,6 +15,7 @@ _COMMANDS = {
     "bench": ("gomoku.tools.bench_cmd", "bench", "Benchmark the board core and search."),
     "brain": ("gomoku.tools.brain_cmd", "brain", "Run the Piskvork protocol brain on stdin/stdout."),
     "warmup": ("gomoku.tools.warmup_cmd", "warmup", "Compile and cache the numba core (run once after install)."),
+    "tune": ("gomoku.tools.tune_cmd", "tune", "Fit the evaluation weights to game results."),
 }
 
 
@@ -33,7 +34,7 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gomoku")
 def main() -> None:
-    """Gomoku / renju / caro engine: play, match, bench, brain, warmup."""
+    """Gomoku / renju / caro engine: play, match, bench, brain, warmup, tune."""
 
 
 if __name__ == "__main__":

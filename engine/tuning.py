@@ -1,0 +1,259 @@
+"""Texel tuning: fit the classical evaluation's weight tables to game results.
+
+The leaf evaluation (engine.search, tables in engine.evaluation) is linear in the class
+counts the board core keeps: from the side to move's view
+
+    eval = sum_k OWN[k] * counts[me, k] - OPP[k] * counts[op, k]      k = WEAK .. F4
+
+Texel's method (Peter Österlund, Texel chess engine) treats `sigmoid(eval / K)` as the
+probability that the side to move wins and picks the weights that best predict real game
+results: every position of a finished game is labelled with that game's outcome (1 win,
+0 loss, 0.5 draw, from the side to move), which is noisy per position but unbiased over
+thousands. Because the evaluation is linear in the counts this is plain logistic
+regression, so Newton's method converges in a handful of steps and needs only numpy;
+`gomoku tune` runs it so that the shipped tables can be reproduced from a set of games.
+
+Only positions the leaf evaluation actually scores are used: when the side to move has a
+five or an open four (class F4) or the opponent has a five to complete, the search decides
+the position by rule before it ever calls the evaluation, so those positions would teach
+the weights something the engine never asks them. For the same reason OWN[F4] gets no data
+and keeps its current value, and the FIVE entries stay 0.
+
+A logistic fit gives weights in logit units; the search's margins (futility, aspiration
+windows, score reports) are in evaluation units, so the fitted weights are scaled by the
+K at which the CURRENT tables predict the results best. The new tables then have the same
+meaning per unit as the old ones.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, Optional, Sequence
+
+import numpy as np
+
+from .board import Board, IllegalMove
+from .core import C_F4, C_FIVE, C_WEAK
+from .records import RESULT_BLACK, RESULT_DRAW, RESULT_WHITE, GameRecord
+
+#: the classes the evaluation weighs: WEAK .. F4 (NONE and FIVE never count)
+CLASSES = slice(C_WEAK, C_FIVE)
+NCLS = C_FIVE - C_WEAK          # 9 classes per side, 18 features
+_F4_COL = C_F4 - C_WEAK         # column of F4 inside one side's block
+
+_LABELS = {RESULT_BLACK: (1.0, 0.0), RESULT_WHITE: (0.0, 1.0), RESULT_DRAW: (0.5, 0.5)}
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -500.0, 500.0)))
+
+
+# ----------------------------------------------------------------------------- positions
+
+def game_positions(rec: GameRecord, min_ply: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    """Features and labels of one finished game (see `extract`); empty if it has no result."""
+    labels = _LABELS.get(rec.result)
+    rows: list[np.ndarray] = []
+    ys: list[float] = []
+    if labels is None:
+        return np.zeros((0, 2 * NCLS)), np.zeros(0)
+    try:
+        board = Board(rec.width, rec.height, rule=rec.rule)
+    except (ValueError, IndexError):      # a size the core does not support
+        return np.zeros((0, 2 * NCLS)), np.zeros(0)
+    for ply, (x, y) in enumerate(rec.moves):
+        if ply >= min_ply:
+            st = board.state
+            me = int(st.meta[5]) - 1
+            op = 1 - me
+            c = st.counts
+            if c[me, C_F4] == 0 and c[me, C_FIVE] == 0 and c[op, C_FIVE] == 0:
+                rows.append(np.concatenate([c[me, CLASSES], c[op, CLASSES]]).astype(np.float64))
+                ys.append(labels[me])
+        try:
+            board.play(x, y)
+        except IllegalMove:
+            break            # a record that runs past its end (or a broken one): keep what came before
+    if not rows:
+        return np.zeros((0, 2 * NCLS)), np.zeros(0)
+    return np.array(rows), np.array(ys)
+
+
+def extract(records: Iterable[GameRecord], min_ply: int = 6,
+            on_game: Optional[Callable[[GameRecord], None]] = None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions of every game that has a result, as Texel training data.
+
+    Each game is replayed; from ply `min_ply` on (the opening is book-like and says little
+    about the weights), every position the leaf evaluation would score -- side to move has
+    no F4 or FIVE cell, opponent has no FIVE cell -- gives one row: counts[me, WEAK..F4] then
+    counts[op, WEAK..F4]. Its label is the game result from the side to move: 1 win, 0 loss,
+    0.5 draw. Replay stops at the first illegal move. `on_game` is called after each record
+    (progress bars).
+
+    Returns X float64[n, 18], y float64[n] and game_index int[n] (the record each row came
+    from, counting every record given, so holdout splits can be made by game).
+    """
+    xs, ys, gs = [], [], []
+    for i, rec in enumerate(records):
+        x, y = game_positions(rec, min_ply)
+        if len(y):
+            xs.append(x)
+            ys.append(y)
+            gs.append(np.full(len(y), i, dtype=np.int64))
+        if on_game is not None:
+            on_game(rec)
+    if not xs:
+        return np.zeros((0, 2 * NCLS)), np.zeros(0), np.zeros(0, dtype=np.int64)
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
+
+
+def split_by_game(game_index: np.ndarray, holdout: float, seed: int = 0) -> np.ndarray:
+    """Boolean mask of training rows: a share `holdout` of the games (at least one when
+    holdout > 0 and there are two or more games) is held out whole, because positions of
+    one game are strongly correlated and a split by position would flatter the fit."""
+    games = np.unique(game_index)
+    n_out = int(round(holdout * len(games)))
+    if holdout > 0 and len(games) >= 2:
+        n_out = min(max(n_out, 1), len(games) - 1)
+    else:
+        n_out = 0
+    rng = np.random.default_rng(seed)
+    held = rng.permutation(games)[:n_out]
+    return ~np.isin(game_index, held)
+
+
+# ----------------------------------------------------------------------------- fit
+
+def _signed(X: np.ndarray) -> np.ndarray:
+    """Own columns as they are, opponent columns negated: eval = Z @ [own, opp]."""
+    Z = np.asarray(X, dtype=np.float64).copy()
+    Z[:, NCLS:] *= -1.0
+    return Z
+
+
+def fit(X: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50, tol: float = 1e-10) -> np.ndarray:
+    """Weights w[18] of `P(side to move wins) = sigmoid(X_own @ w[:9] - X_opp @ w[9:])`.
+
+    L2-regularised logistic regression (cross-entropy, which accepts the 0.5 draw labels)
+    solved by Newton's method. Features are scaled to unit standard deviation first, so the
+    penalty `l2` treats every class alike however common it is, and Newton's Hessian stays
+    well conditioned. No intercept: the evaluation has none (the side-to-move advantage is
+    already in OWN vs OPP). A class that never occurs gets weight 0.
+
+    The result is in logit units per cell; `to_tables` turns it into evaluation units.
+    """
+    Z = _signed(X)
+    y = np.asarray(y, dtype=np.float64)
+    n = Z.shape[0]
+    if n == 0:
+        raise ValueError("no positions to fit")
+    sd = Z.std(axis=0)
+    active = sd > 0                         # a constant column (absent class) keeps weight 0:
+    Zs = Z[:, active] / sd[active]          # without an intercept it could only stand in for one
+    m = Zs.shape[1]
+    w = np.zeros(m)
+
+    def loss(v: np.ndarray) -> float:
+        z = Zs @ v
+        # log(1 + e^z) - y z, written to stay finite for large |z|
+        return float(np.mean(np.logaddexp(0.0, z) - y * z) + 0.5 * l2 * v @ v)
+
+    cur = loss(w)
+    for _ in range(iters):
+        p = _sigmoid(Zs @ w)
+        g = Zs.T @ (p - y) / n + l2 * w
+        H = (Zs * (p * (1.0 - p))[:, None]).T @ Zs / n + l2 * np.eye(m)
+        step = np.linalg.solve(H, g)
+        t = 1.0
+        while True:                           # damped Newton: halve until the loss drops
+            nxt = loss(w - t * step)
+            if nxt <= cur or t < 1e-4:
+                break
+            t *= 0.5
+        w = w - t * step
+        done = cur - nxt < tol
+        cur = nxt
+        if done:
+            break
+    out = np.zeros(Z.shape[1])
+    out[active] = w / sd[active]
+    return out
+
+
+def _tables9(own: Sequence[float], opp: Sequence[float]) -> np.ndarray:
+    """[own WEAK..F4, opp WEAK..F4] from full 11-entry tables (or 9-entry slices)."""
+    out = []
+    for t in (own, opp):
+        a = np.asarray(t, dtype=np.float64)
+        if a.shape == (C_FIVE + 1,):
+            a = a[CLASSES]
+        if a.shape != (NCLS,):
+            raise ValueError(f"a weight table needs {C_FIVE + 1} (or {NCLS}) entries, not {a.shape}")
+        out.append(a)
+    return np.concatenate(out)
+
+
+def evaluate(X: np.ndarray, own: Sequence[float], opp: Sequence[float]) -> np.ndarray:
+    """The leaf evaluation of every row for the given tables (side to move's view)."""
+    return _signed(X) @ _tables9(own, opp)
+
+
+def mse(X: np.ndarray, y: np.ndarray, own: Sequence[float], opp: Sequence[float], scale: float) -> float:
+    """Texel's error: mean of (result - sigmoid(eval / scale))^2 over the positions."""
+    p = _sigmoid(evaluate(X, own, opp) / float(scale))
+    return float(np.mean((p - np.asarray(y, dtype=np.float64)) ** 2))
+
+
+#: K candidates of `best_scale`: 60 log-spaced points from 10 to 10000 (steps of 12 %).
+#: The shipped tables were scaled with this grid; the MSE is flat near its minimum, and a
+#: fixed grid makes the printed tables reproducible to the unit (the shipped tables' own
+#: best K is the grid point they were scaled with, so re-tuning on the same games returns
+#: them unchanged).
+SCALE_GRID = np.geomspace(10.0, 10000.0, 60)
+
+
+def best_scale(X: np.ndarray, y: np.ndarray, own: Sequence[float], opp: Sequence[float],
+               grid: Optional[Sequence[float]] = None) -> float:
+    """The logistic scale K (eval units per logit) at which given tables predict best.
+
+    Integer tables carry an arbitrary unit; K is that unit, the point of `grid` (default
+    SCALE_GRID) with the least MSE.
+    """
+    e = evaluate(X, own, opp)
+    y = np.asarray(y, dtype=np.float64)
+    grid = SCALE_GRID if grid is None else np.asarray(grid, dtype=np.float64)
+    errs = [float(np.mean((_sigmoid(e / k) - y) ** 2)) for k in grid]
+    return float(grid[int(np.argmin(errs))])
+
+
+def to_tables(w: np.ndarray, scale: float, current_own: Sequence[int], current_opp: Sequence[int],
+              seen: Optional[np.ndarray] = None) -> tuple[np.ndarray, np.ndarray]:
+    """Fitted logit weights -> int32[11] OWN and OPP tables in evaluation units.
+
+    Multiplying by `scale` (the best K of the current tables) keeps one evaluation unit
+    worth what it was, so the search's margins keep their meaning. NONE and FIVE stay 0.
+    Where `seen` (bool[18], e.g. `X.any(axis=0)`) says a class never occurred, the current
+    entry is kept: in particular OWN[F4], which the training positions exclude by design.
+    """
+    w = np.asarray(w, dtype=np.float64)
+    if seen is None:
+        seen = np.ones(2 * NCLS, dtype=bool)
+    seen = np.asarray(seen, dtype=bool).copy()
+    seen[_F4_COL] = False                      # own open four: never a leaf position
+    tables = []
+    for side, current in ((0, current_own), (1, current_opp)):
+        t = np.array(current, dtype=np.int64)
+        if t.shape != (C_FIVE + 1,):
+            raise ValueError(f"a weight table needs {C_FIVE + 1} entries, not {t.shape}")
+        block = w[side * NCLS:(side + 1) * NCLS]
+        fitted = np.rint(block * scale).astype(np.int64)
+        cols = seen[side * NCLS:(side + 1) * NCLS]
+        t[CLASSES] = np.where(cols, fitted, t[CLASSES])
+        t[0] = 0
+        t[C_FIVE] = 0
+        tables.append(t.astype(np.int32))
+    return tables[0], tables[1]
+
+
+def table_line(name: str, table: Sequence[int]) -> str:
+    """`NAME = np.array([...], dtype=np.int32)`, as engine/evaluation.py writes it."""
+    return f"{name} = np.array([{', '.join(str(int(v)) for v in table)}], dtype=np.int32)"

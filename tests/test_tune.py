@@ -1,0 +1,189 @@
+"""Texel tuning (engine.tuning) and `gomoku tune` through the real CLI."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from gomoku.engine import evaluation, tuning
+from gomoku.engine.agent import quick_move
+from gomoku.engine.board import Board
+from gomoku.engine.core import C_F3, C_F4, C_FIVE, C_WEAK
+from gomoku.engine.records import BLACK, EMPTY, GameRecord, save_sgf
+from gomoku.engine.rules import Rule
+from gomoku.tools.cli import main
+
+F3, F4 = C_F3 - C_WEAK, C_F4 - C_WEAK     # columns inside one side's block of 9
+
+
+# ----------------------------------------------------------------------------- fit
+
+def _synthetic(n: int, w_true: np.ndarray, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    lam = np.array([20, 8, 5, 2, 3, 1.5, 0.5, 0.3, 0.2] * 2)
+    X = rng.poisson(lam, size=(n, 18)).astype(np.float64)
+    logit = X[:, :9] @ w_true[:9] - X[:, 9:] @ w_true[9:]
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(np.float64)
+    return X, y
+
+
+W_TRUE = np.array([-0.02, 0.05, 0.1, 0.03, 0.3, 0.35, 0.9, 0.0, 0.0,
+                   -0.03, 0.04, 0.08, 0.02, 0.25, 0.3, 0.4, 1.2, 0.0])
+
+
+def test_fit_recovers_a_known_logistic_model():
+    X, y = _synthetic(30000, W_TRUE)
+    X[:, [7, 8, 17]] = 0                     # classes that never occur (own F4 is never a leaf)
+    w = tuning.fit(X, y, l2=1e-6)
+    assert w.shape == (18,)
+    assert np.all(w[[7, 8, 17]] == 0)
+    big = np.abs(W_TRUE) >= 0.05
+    assert np.all(np.sign(w[big]) == np.sign(W_TRUE[big]))
+    # ratios to the best-determined weight (own F3), roughly
+    ratio, true_ratio = w / w[4], W_TRUE / W_TRUE[4]
+    assert np.allclose(ratio[big], true_ratio[big], rtol=0.25, atol=0.03)
+
+
+def test_l2_shrinks_the_weights():
+    X, y = _synthetic(3000, W_TRUE, seed=2)
+    loose, tight = tuning.fit(X, y, l2=1e-6), tuning.fit(X, y, l2=1.0)
+    assert np.linalg.norm(tight) < 0.5 * np.linalg.norm(loose)
+
+
+def test_scale_mse_and_int_tables():
+    X, y = _synthetic(20000, W_TRUE, seed=3)
+    own, opp = np.zeros(11), np.zeros(11)
+    own[1:10], opp[1:10] = np.rint(W_TRUE[:9] * 300), np.rint(W_TRUE[9:] * 300)
+    k = tuning.best_scale(X, y, own, opp)
+    assert 300 / 1.3 < k < 300 * 1.3          # tables in units of 1/300 logit
+    assert tuning.mse(X, y, own, opp, k) < tuning.mse(X, y, own, opp, k * 5)
+    assert tuning.mse(X, y, own, opp, k) < tuning.mse(X, y, np.zeros(11), np.zeros(11), k)
+
+    cur_own, cur_opp = evaluation.weights()
+    seen = np.ones(18, dtype=bool)
+    seen[17] = False                           # no opponent F4 in the data: keep the current entry
+    t_own, t_opp = tuning.to_tables(W_TRUE, 300.0, cur_own, cur_opp, seen)
+    assert t_own.dtype == np.int32 and t_own.shape == (11,) and t_opp.shape == (11,)
+    assert t_own[0] == t_opp[0] == t_own[C_FIVE] == t_opp[C_FIVE] == 0
+    assert t_own[C_F3] == round(W_TRUE[F3] * 300)
+    assert t_own[C_F4] == cur_own[C_F4]        # own open four: never fitted
+    assert t_opp[C_F4] == cur_opp[C_F4]
+    line = tuning.table_line("OWN_WEIGHTS", t_own)
+    assert line.startswith("OWN_WEIGHTS = np.array([0, ") and line.endswith("], dtype=np.int32)")
+
+
+# ----------------------------------------------------------------------------- extract
+
+# Black builds (6..10, 7) along row 7, white answers in the corners; black's five ends it.
+WIN_LINE = [(7, 7), (0, 0), (8, 7), (14, 0), (9, 7), (0, 14), (10, 7), (14, 14), (6, 7)]
+
+
+def test_extract_labels_from_side_to_move_and_skips_decided_positions():
+    rec = GameRecord(width=15, height=15, moves=list(WIN_LINE))
+    rec.finish(BLACK, "five")
+    X, y, gi = tuning.extract([rec], min_ply=0)
+    # plies 0-5 are scored; ply 6 (black holds an open-four cell), ply 7 (white faces black's
+    # five cells) and ply 8 (black has a five) never reach the evaluation
+    assert len(y) == 6
+    assert y.tolist() == [1, 0, 1, 0, 1, 0]
+    assert gi.tolist() == [0] * 6
+    assert X.shape == (6, 18)
+    assert X[0, 0] == X[0, 9] == 225 and X[0].sum() == 450   # empty board: every cell WEAK
+    assert X[4, F3] > 0                        # black to move with two in a row: open-three cells
+    assert X[5, 9 + F4] > 0                    # white to move facing black's open three
+    assert np.all(X[:, F4] == 0)               # no row with an own F4 cell
+
+    X2, y2, _ = tuning.extract([rec], min_ply=2)
+    assert np.array_equal(X2, X[2:]) and np.array_equal(y2, y[2:])
+
+
+def test_extract_draws_unfinished_and_illegal_moves():
+    draw = GameRecord(width=15, height=15, moves=[(7, 7), (8, 8), (7, 7), (9, 9)])
+    draw.finish(EMPTY, "draw")                 # third move repeats the first: replay stops there
+    unknown = GameRecord(width=15, height=15, moves=list(WIN_LINE))      # no result
+    white = GameRecord(width=15, height=15, moves=[(7, 7), (8, 8), (3, 3)])
+    white.finish(2, "resign")
+    X, y, gi = tuning.extract([draw, unknown, white], min_ply=0)
+    assert y.tolist() == [0.5, 0.5, 0.5, 0, 1, 0]
+    assert gi.tolist() == [0, 0, 0, 2, 2, 2]
+
+    train = tuning.split_by_game(gi, 0.5, seed=1)
+    assert len(set(gi[train])) == 1 and not set(gi[train]) & set(gi[~train])
+    assert tuning.split_by_game(gi, 0.0).all()
+
+
+# ----------------------------------------------------------------------------- CLI
+
+def _games(n: int, seed: int) -> list[GameRecord]:
+    """Quick games: the static move most of the time, a random nearby move otherwise."""
+    rng = random.Random(seed)
+    recs = []
+    for g in range(n):
+        rule = Rule.STANDARD if g % 3 == 2 else Rule.FREESTYLE
+        board = Board(15, rule=rule)
+        rec = GameRecord(width=15, height=15, rule=rule)
+        while not board.game_over:
+            if board.move_count and rng.random() < 0.3:
+                cx, cy = rng.choice(board.moves)
+                cands = [(cx + dx, cy + dy) for dx in (-2, -1, 0, 1, 2) for dy in (-2, -1, 0, 1, 2)]
+                cands = [c for c in cands if board.in_bounds(*c) and board.cell(*c) == EMPTY]
+                mv = rng.choice(cands) if cands else quick_move(board)
+            else:
+                mv = quick_move(board)
+            board.play(*mv)
+            rec.moves.append(mv)
+        rec.finish(board.winner, "five" if board.winner else "full")
+        recs.append(rec)
+    return recs
+
+
+@pytest.fixture(scope="module")
+def sgf_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tune") / "games.sgf"
+    save_sgf(path, _games(40, seed=5))
+    return path
+
+
+def test_tune_cli_prints_errors_and_tables(sgf_file):
+    r = CliRunner().invoke(main, ["tune", str(sgf_file), "--min-ply", "4", "--seed", "1"])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].startswith("games: 40 used (train 32, holdout 8)")
+    assert any(ln.startswith("positions: ") for ln in lines)
+    cur = next(ln for ln in lines if ln.startswith("current tables: K="))
+    fit = next(ln for ln in lines if ln.startswith("fitted tables:  K="))
+    assert "MSE train 0." in cur and "holdout 0." in cur and "MSE train 0." in fit and "holdout 0." in fit
+    own = next(ln for ln in lines if ln.startswith("OWN_WEIGHTS = np.array(["))
+    opp = next(ln for ln in lines if ln.startswith("OPP_WEIGHTS = np.array(["))
+    ns: dict = {"np": np}
+    exec(own + "\n" + opp, ns)                 # the lines paste into evaluation.py as they are
+    assert ns["OWN_WEIGHTS"].shape == ns["OPP_WEIGHTS"].shape == (11,)
+    assert ns["OWN_WEIGHTS"][C_F4] == evaluation.OWN_WEIGHTS[C_F4]
+    assert ns["OWN_WEIGHTS"][C_FIVE] == ns["OPP_WEIGHTS"][C_FIVE] == 0
+
+    # the rule filter drops the standard games; with no holdout every game is fitted
+    r = CliRunner().invoke(main, ["tune", str(sgf_file), "--rule", "freestyle", "--holdout", "0"])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("games: 27 used (train 27, holdout 0)")
+    assert "MSE all 0." in r.output and "holdout" not in r.output.splitlines()[2]
+
+
+def test_tune_cli_one_line_errors(tmp_path, sgf_file):
+    missing = tmp_path / "nope.sgf"
+    r = CliRunner().invoke(main, ["tune", str(sgf_file), str(missing)])
+    assert r.exit_code != 0
+    assert r.output.strip().splitlines() == [f"Error: {missing}: no such file"]
+
+    r = CliRunner().invoke(main, ["tune", str(sgf_file), "--rule", "renju"])
+    assert r.exit_code != 0
+    assert len(r.output.strip().splitlines()) == 1 and "need at least 200" in r.output
+
+    r = CliRunner().invoke(main, ["tune", str(sgf_file), "--rule", "chess"])
+    assert r.exit_code != 0 and "unknown rule" in r.output
+
+
+def test_tune_is_listed_in_help():
+    r = CliRunner().invoke(main, ["--help"])
+    assert r.exit_code == 0 and "  tune " in r.output

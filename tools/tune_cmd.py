@@ -1,0 +1,121 @@
+"""`gomoku tune`: Texel-fit the classical evaluation's weight tables to game results.
+
+Reads SGF collections and .psq games, replays them (engine.tuning.extract), fits the
+logistic model on a share of the games, reports how well the current and the fitted
+tables predict the results on both shares, and prints the fitted tables as lines to paste
+into engine/evaluation.py.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import click
+
+#: fewer positions than this cannot pin down 18 weights
+MIN_POSITIONS = 200
+
+
+def _load(paths: tuple[str, ...], rule):
+    from gomoku.engine import records
+    from gomoku.engine.rules import Rule
+
+    recs = []
+    for path in paths:
+        suffix = Path(path).suffix.lower()
+        try:
+            if suffix == ".sgf":
+                recs.extend(records.load_sgf_all(path))
+            elif suffix == ".psq":
+                recs.append(records.load_psq(path, rule=Rule.FREESTYLE if rule is None else rule))
+            else:
+                raise ValueError(f"{path}: unknown record type {suffix or '(no extension)'!r}; use .sgf or .psq")
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+    return recs
+
+
+@click.command()
+@click.argument("games", nargs=-1, required=True, metavar="GAMES...")
+@click.option("--min-ply", type=click.IntRange(min=0), default=6, show_default=True,
+              help="Skip the first N plies of each game (opening moves say little about the weights).")
+@click.option("--rule", "rule_text", default=None,
+              help="Use only games of this rule (freestyle, standard, renju, caro, caro5); also the rule of .psq files.")
+@click.option("--l2", type=click.FloatRange(min=0), default=1e-3, show_default=True,
+              help="L2 penalty on the standardised weights.")
+@click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=0.2, show_default=True,
+              help="Share of games held out to check the fit (split by game; 0 = fit on all).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the holdout split.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar over games (default: when stderr is a terminal).")
+def tune(games: tuple[str, ...], min_ply: int, rule_text: Optional[str], l2: float, holdout: float,
+         seed: int, progress: Optional[bool]) -> None:
+    """Fit the evaluation weights (OWN/OPP tables) to the results of GAMES (.sgf, .psq).
+
+    Texel tuning: each position from --min-ply on that the search's leaf evaluation scores
+    is labelled with the game's result for the side to move, and the logistic of the
+    evaluation is fitted to those labels. Prints the error of the current tables, the
+    error of the fit on the training and held-out games, and the fitted tables ready to
+    paste into engine/evaluation.py.
+    """
+    import numpy as np
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from gomoku.engine import evaluation, tuning
+    from gomoku.engine.rules import parse_rule
+
+    rule = None
+    if rule_text is not None:
+        try:
+            rule = parse_rule(rule_text)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    recs = _load(games, rule)
+    if rule is not None:
+        recs = [r for r in recs if r.rule == rule]
+    finished = [r for r in recs if r.result is not None]
+
+    console = Console(stderr=True)
+    live = console.is_terminal if progress is None else progress
+    bar = Progress(TextColumn("[bold]replaying games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=console, transient=True, disable=not live)
+    with bar:
+        task = bar.add_task("games", total=len(finished))
+        X, y, gi = tuning.extract(finished, min_ply=min_ply, on_game=lambda _r: bar.advance(task))
+
+    n_games = len(np.unique(gi))
+    if len(y) < MIN_POSITIONS:
+        raise click.ClickException(
+            f"only {len(y)} positions from {n_games} games with a result (of {len(recs)} read); "
+            f"need at least {MIN_POSITIONS}: give more games or a lower --min-ply")
+
+    train = tuning.split_by_game(gi, holdout, seed)
+    test = ~train
+    Xt, yt = X[train], y[train]
+    g_train = len(np.unique(gi[train]))
+
+    own_now, opp_now = evaluation.weights()
+    k_now = tuning.best_scale(Xt, yt, own_now, opp_now)
+    w = tuning.fit(Xt, yt, l2=l2)
+    own_fit, opp_fit = tuning.to_tables(w, k_now, own_now, opp_now, seen=Xt.any(axis=0))
+    k_fit = tuning.best_scale(Xt, yt, own_fit, opp_fit)
+
+    def errors(own, opp, k) -> str:
+        text = f"MSE {'train' if test.any() else 'all'} {tuning.mse(Xt, yt, own, opp, k):.4f}"
+        if test.any():
+            text += f"  holdout {tuning.mse(X[test], y[test], own, opp, k):.4f}"
+        return text
+
+    skipped = len(recs) - len(finished)
+    click.echo(f"games: {n_games} used (train {g_train}, holdout {n_games - g_train})"
+               + (f", {skipped} without a result skipped" if skipped else ""))
+    click.echo(f"positions: {len(y)} (train {int(train.sum())}, holdout {int(test.sum())}), "
+               f"from ply {min_ply}, mean result for the side to move {np.mean(y):.3f}")
+    click.echo(f"current tables: K={k_now:.1f}  {errors(own_now, opp_now, k_now)}")
+    click.echo(f"fitted tables:  K={k_now:.1f}  {errors(own_fit, opp_fit, k_now)}  (own best K={k_fit:.1f})")
+    fitted_on = f"the {g_train} training games" if test.any() else f"all {g_train} games"
+    click.echo(f"# fitted on {fitted_on}; paste into engine/evaluation.py:")
+    click.echo(tuning.table_line("OWN_WEIGHTS", own_fit))
+    click.echo(tuning.table_line("OPP_WEIGHTS", opp_fit))
