@@ -185,8 +185,8 @@ def test_own_five_beats_blocking_the_opponents_five():
     assert r.info["score"] == "win"
 
 
-# game 13 (standard, 1 s/move) against PentaZen, white to move: depth 5 prefers (9, 5), depth 6
-# finds (5, 7) about halfway through its iteration (between ~7k and ~12k of its 15k nodes)
+# game 13 (standard, 1 s/move) against PentaZen, white to move: depth 6 prefers (7, 10); inside
+# iteration 7 (nodes ~4.9k..12.8k) (5, 8) beats it after ~5.5k nodes, the finished depth 7 plays (4, 10)
 PARTIAL_ITER = [(6, 9), (6, 8), (7, 8), (8, 7), (5, 9), (7, 9), (8, 10), (8, 5), (5, 10), (8, 6),
                 (8, 8), (8, 3), (8, 4)]
 
@@ -194,16 +194,16 @@ PARTIAL_ITER = [(6, 9), (6, 8), (7, 8), (8, 7), (5, 9), (7, 9), (8, 10), (8, 5),
 def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
     from gomoku.engine import search
     b = Board.from_moves(15, PARTIAL_ITER, rule=Rule.STANDARD)
-    done = search.search(b.state, max_depth=5, node_limit=15_000)
-    deeper = search.search(b.state, max_depth=6)
-    assert done.depth == 5 and b.coords(done.move) == (9, 5)
-    assert deeper.depth == 6 and b.coords(deeper.move) == (5, 7)
-    # stopped inside depth 6 after (5, 7) beat the completed (9, 5): play the better move
-    cut = search.search(b.state, node_limit=13_000)
-    assert cut.depth == 5 and b.coords(cut.move) == (5, 7)
+    done = search.search(b.state, max_depth=6)
+    deeper = search.search(b.state, max_depth=7)
+    assert done.depth == 6 and b.coords(done.move) == (7, 10)
+    assert deeper.depth == 7 and b.coords(deeper.move) == (4, 10)
+    # stopped inside depth 7 after (5, 8) beat the completed (7, 10): play the better move
+    cut = search.search(b.state, node_limit=7_000)
+    assert cut.depth == 6 and b.coords(cut.move) == (5, 8)
     # stopped before anything beat the first move: the last completed iteration's move
-    early = search.search(b.state, node_limit=7_000)
-    assert early.depth == 5 and b.coords(early.move) == (9, 5)
+    early = search.search(b.state, node_limit=5_000)
+    assert early.depth == 6 and b.coords(early.move) == (7, 10)
 
 
 # freestyle game 8 against PentaZen, white to move: depths 5-8 called (8, 5) a proven win
