@@ -334,14 +334,15 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     k0 = cx.killers[ply, 0]
     k1 = cx.killers[ply, 1]
     for t in range(nall):
-        if t >= nm and best > -WIN_MIN:
-            break
-        # past the width only while every move so far loses: a lone defence can rank low
-        # (freestyle game 8 vs PentaZen: a false proven win for us, its reply was move 17+)
         m = np.int64(cx.moves[ply, t])
         # quiet: makes no three or four, stops none, and is no hash or killer move
         calm = st.cls[me, m] < cx.params[6] and st.cls[op, m] < cx.params[7]   # P_CALM_*
         quiet = calm and m != ttmove and m != k0 and m != k1
+        # past the width: threats and blocks still, quiet moves only while every move so far
+        # loses (a lone defence can rank low: freestyle game 8 vs PentaZen, a false proven win;
+        # an attacking three ranked below 16 hid a three-then-double-three loss in standard game 1)
+        if t >= nm and best > -WIN_MIN and quiet:
+            continue
         if prune and quiet and searched > 0 and best > -WIN_MIN and (futile or searched >= mcount):
             continue
         if renju_black and is_foul(st, np.int64(1), m):
