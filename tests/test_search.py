@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from gomoku.engine import threats
@@ -220,3 +221,20 @@ def test_width_pruning_does_not_invent_a_proven_win():
     b.play(8, 5)
     reply = search.search(b.state, max_depth=6)
     assert b.coords(reply.move) == (9, 5) and abs(reply.score) < search.WIN_MIN
+
+
+# standard game 1 against PentaZen (1 s/move), black to move: (9, 9) was played and lost to
+# a three then a double three (white (6, 8), (8, 6)); a depth-4 VCT shows it at once
+VCT_BLUNDER = [(10, 6), (7, 6), (9, 7), (8, 8), (8, 7), (7, 7), (7, 8), (6, 6), (5, 5), (6, 9)]
+
+
+def test_iterative_vct_probe_finds_the_short_attack():
+    from gomoku.engine import search
+    b = Board.from_moves(15, VCT_BLUNDER + [(9, 9)], rule=Rule.STANDARD)
+    cx = search.get_ctx(b.state.cells.shape[0], 1 << 20)
+    search.clear_ctx(cx)
+    win, line = search._probe(b.state, cx, "vct", 1, 10, 20_000, 0)
+    assert win and b.coords(line[0]) == (6, 8)
+    for mv in [b.coords(i) for i in line]:   # the line is legal and ends in a five or a
+        b.play(*mv)                           # four the defender cannot stop
+    assert b.winner == WHITE or (b.to_move == WHITE and b.state.counts[1, 10] > 0)
