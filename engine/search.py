@@ -709,6 +709,8 @@ def warm_up() -> None:
         for mv in [(7, 7), (8, 8), (7, 8), (8, 7), (7, 9), (9, 9)]:
             b.play(*mv)
         search(b.state, max_depth=2)
+        # that position is won by a threat probe before any iteration: compile the PVS too
+        search(b.state, max_depth=2, threat_probes=False)
     # the root's refutation scan runs only when the opponent threatens: compile it here,
     # not in the middle of a game's first sharp position
     cx = get_ctx(b.state.cells.shape[0], 1 << 20)

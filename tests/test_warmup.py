@@ -1,0 +1,19 @@
+"""`gomoku warmup` must reach every jitted entry point the brain calls in a game, or the first
+game to need one compiles it in the middle of a timed move."""
+import subprocess
+import sys
+
+CHECK = """
+from gomoku.engine import warmup, search, threats
+warmup.warm_up()
+missing = [f.__name__ for f in (search.root_search, search.root_moves,
+                                search.refutes_vcf, threats.vcf, threats.vct)
+           if not f.signatures]
+print("missing:", ",".join(missing))
+"""
+
+
+def test_warm_up_reaches_the_search_and_solvers():
+    out = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "missing: \n" in out.stdout or out.stdout.strip() == "missing:"
