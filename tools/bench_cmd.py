@@ -32,7 +32,7 @@ BENCH_POSITIONS: list[tuple[str, int, int, list[tuple[int, int]]]] = [
     ("caro5", 20, 20, [(10, 10), (10, 11), (11, 10), (9, 10), (12, 11), (9, 9)]),
 ]
 
-DEFAULT_DEPTH = 9
+DEFAULT_DEPTH = 11
 
 
 def run_core(seconds: float = 1.0) -> list[tuple[int, float, float]]:
