@@ -605,15 +605,14 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
                 best.score = WIN - 1
             return _finish(best, ctrl, t0)
         # -- threat probes at the root
-        # each probe may use about a tenth of the move (nodes, or time at ~250k nodes/s)
-        if node_cap:
-            probe_budget = max(1000, node_cap // 10)
-        elif time_limit is not None:
-            probe_budget = max(2000, int(time_limit * 25_000))
-        else:
-            probe_budget = 20_000
-        blunder_check = threat_probes
         if threat_probes:
+            # each probe may use about a tenth of the move (nodes, or time at ~250k nodes/s)
+            if node_cap:
+                probe_budget = max(1000, node_cap // 10)
+            elif time_limit is not None:
+                probe_budget = max(2000, int(time_limit * 25_000))
+            else:
+                probe_budget = 20_000
             win, line = _probe(st, cx, "vcf", me, 40, probe_budget, node_cap)
             if win:
                 return _finish(SearchResult(line[0], WIN - len(line), len(line), 0, 0.0, line, "vcf"),
@@ -649,10 +648,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
         maxd = max_depth if max_depth is not None else MAXPLY - 4
         prev = 0
         t_prev = t_last = 0.0
-        blunders: dict[int, bool] = {}      # root move -> the opponent then wins by VCT
-        check_nodes = 0
-        depth = 1
-        while depth <= maxd:
+        for depth in range(1, maxd + 1):
             t_iter = time.perf_counter()
             if ctrl[C_STOP]:
                 break
@@ -675,56 +671,20 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
                 # an interrupted iteration keeps only a move that beat the (completed) first
                 # move's score at this depth: the usual rule, and the time it bought is not lost
                 raised = int(cx.params[P_RAISED])
-                if depth > 1 and raised >= 0 and raised != best.move and not blunders.get(raised):
+                if depth > 1 and raised >= 0 and raised != best.move:
                     best = SearchResult(raised, best.score, best.depth, 0, 0.0, [raised])
                 break
-            m = int(rm[0])
-            if blunder_check and depth >= 2 and nroot > 1 and abs(v) < WIN_MIN and m not in blunders \
-                    and check_nodes < BLUNDER_CHECK_SHARE * probe_budget:
-                n0 = int(ctrl[C_NODES])
-                blunders[m] = _loses_to_vct(st, cx, m, me, probe_budget, node_cap)
-                check_nodes += int(ctrl[C_NODES]) - n0
-                if blunders[m]:
-                    # the search's pruning hid the opponent's threat sequence: drop the move
-                    # and search this depth again without it
-                    rm[: nroot - 1] = rm[1:nroot].copy()
-                    nroot -= 1
-                    best = SearchResult(int(rm[0]), best.score, best.depth, 0, 0.0, [int(rm[0])])
-                    continue
             prev = v
-            pv = [int(x) for x in cx.pv[0, : int(cx.pvlen[0])]] or [m]
-            best = SearchResult(m, v, depth, 0, 0.0, pv)
+            pv = [int(x) for x in cx.pv[0, : int(cx.pvlen[0])]] or [int(rm[0])]
+            best = SearchResult(int(rm[0]), v, depth, 0, 0.0, pv)
             if abs(v) > WIN_MIN and depth >= WIN - abs(v) + 1:
                 break               # proven result no deeper search can change
             t_prev, t_last = t_last, time.perf_counter() - t_iter
             if deadline is not None and not _worth_another(t_prev, t_last, deadline - time.perf_counter()):
                 break               # the next iteration would not get far
-            depth += 1
         return _finish(best, ctrl, t0)
     finally:
         watcher.close()
-
-
-def _loses_to_vct(st: BoardState, cx: SearchCtx, move: int, me: int, budget: int,
-                  node_cap: int) -> bool:
-    """After `move`, does the opponent win by a VCT (iteratively deepened, within budget)?
-
-    Checked for each new best root move: in standard games against PentaZen most of our lost
-    games as black turned from a positive score to a proven loss in one move, and in 10 of 15
-    the opponent's win was a VCT this finds in 4k-50k nodes."""
-    make_move(st, np.int64(move))
-    try:
-        found, _ = _probe(st, cx, "vct", 1 - me, ROOT_VCT_DEPTH, budget, node_cap)
-    finally:
-        undo_move(st)
-    return found
-
-
-#: threats (attacking moves) of the opponent's VCT looked for after a candidate root move
-ROOT_VCT_DEPTH = 6
-#: all blunder checks of one move together use at most this many probe budgets (a check that
-#: finds nothing spends its whole budget: ~0.05 s of a 1 s move)
-BLUNDER_CHECK_SHARE = 3
 
 
 def _worth_another(t_prev: float, t_last: float, left: float) -> bool:

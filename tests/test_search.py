@@ -239,22 +239,3 @@ def test_iterative_vct_probe_finds_the_short_attack():
     for mv in [b.coords(i) for i in line]:   # the line is legal and ends in a five or a
         b.play(*mv)                           # four the defender cannot stop
     assert b.winner == WHITE or (b.to_move == WHITE and b.state.counts[1, 10] > 0)
-
-
-# standard game 18 against PentaZen, black to move: every depth prefers (4, 4) (score ~ +1000),
-# after which white wins by a VCT; the blunder check drops it and searches the depth again
-BLUNDER = [(8, 4), (10, 10), (5, 5), (6, 4), (9, 6), (9, 5), (8, 7), (7, 7), (7, 5), (6, 6), (6, 5),
-           (4, 5), (10, 7), (8, 6), (10, 4), (6, 8), (5, 9), (7, 8), (8, 8), (5, 6), (6, 7), (4, 6),
-           (7, 6), (5, 4), (6, 3), (7, 4)]
-
-
-def test_blunder_check_drops_a_move_that_loses_to_a_vct():
-    from gomoku.engine import search
-    b = Board.from_moves(15, BLUNDER, rule=Rule.STANDARD)
-    blind = search.search(b.state, max_depth=8, threat_probes=False)
-    assert b.coords(blind.move) == (4, 4) and blind.score > 500
-    checked = search.search(b.state, max_depth=8)
-    assert b.coords(checked.move) != (4, 4) and abs(checked.score) < search.WIN_MIN
-    b.play(4, 4)
-    win = threats.solve(b.state, "vct", depth=6, vcf_depth=12, node_limit=200_000)
-    assert win.win
