@@ -577,6 +577,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
     t0 = time.perf_counter()
     n_cells = st.cells.shape[0]
     cx = get_ctx(n_cells, tt_bytes)
+    cx.wown[:], cx.wopp[:] = evaluation.weights(int(st.meta[core.M_RULE]))
     if clear:
         clear_ctx(cx)
     else:

@@ -93,7 +93,10 @@ def new_ctrl(node_limit: int = 0) -> np.ndarray:
 
 @njit(cache=True, inline="always")
 def tick(ctrl: np.ndarray) -> bool:
-    """Count a node; True when the search must stop (stop flag or node limit)."""
+    """Count a node; True when the search must stop (stop flag or node limit). Nothing is
+    counted once stopped, so a node limit is never overshot by unwinding callers."""
+    if ctrl[0] != 0:
+        return True
     ctrl[1] += 1
     if ctrl[2] > 0 and ctrl[1] >= ctrl[2]:
         ctrl[0] = 1

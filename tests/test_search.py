@@ -186,8 +186,9 @@ def test_own_five_beats_blocking_the_opponents_five():
     assert r.info["score"] == "win"
 
 
-# game 13 (standard, 1 s/move) against PentaZen, white to move: depth 6 prefers (7, 10); inside
-# iteration 7 (nodes ~4.9k..12.8k) (5, 8) beats it after ~5.5k nodes, the finished depth 7 plays (4, 10)
+# game 13 (standard, 1 s/move) against PentaZen, white to move: depth 7 prefers (7, 10); inside
+# iteration 8 (nodes ~13.0k..21.9k) (5, 7) beats it after ~15.7k nodes, and the finished depth 8
+# plays it too
 PARTIAL_ITER = [(6, 9), (6, 8), (7, 8), (8, 7), (5, 9), (7, 9), (8, 10), (8, 5), (5, 10), (8, 6),
                 (8, 8), (8, 3), (8, 4)]
 
@@ -195,17 +196,17 @@ PARTIAL_ITER = [(6, 9), (6, 8), (7, 8), (8, 7), (5, 9), (7, 9), (8, 10), (8, 5),
 def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
     from gomoku.engine import search
     b = Board.from_moves(15, PARTIAL_ITER, rule=Rule.STANDARD)
-    # the iteration logic alone (no root probes or blunder checks, which prune root moves)
-    done = search.search(b.state, max_depth=6, threat_probes=False)
-    deeper = search.search(b.state, max_depth=7, threat_probes=False)
-    assert done.depth == 6 and b.coords(done.move) == (7, 10)
-    assert deeper.depth == 7 and b.coords(deeper.move) == (4, 10)
-    # stopped inside depth 7 after (5, 8) beat the completed (7, 10): play the better move
-    cut = search.search(b.state, node_limit=7_000, threat_probes=False)
-    assert cut.depth == 6 and b.coords(cut.move) == (5, 8)
+    # the iteration logic alone (no root probes, which can narrow the root moves)
+    done = search.search(b.state, max_depth=7, threat_probes=False)
+    deeper = search.search(b.state, max_depth=8, threat_probes=False)
+    assert done.depth == 7 and b.coords(done.move) == (7, 10)
+    assert deeper.depth == 8 and b.coords(deeper.move) == (5, 7)
+    # stopped inside depth 8 after (5, 7) beat the completed (7, 10): play the better move
+    cut = search.search(b.state, node_limit=17_000, threat_probes=False)
+    assert cut.depth == 7 and b.coords(cut.move) == (5, 7)
     # stopped before anything beat the first move: the last completed iteration's move
-    early = search.search(b.state, node_limit=5_000, threat_probes=False)
-    assert early.depth == 6 and b.coords(early.move) == (7, 10)
+    early = search.search(b.state, node_limit=14_000, threat_probes=False)
+    assert early.depth == 7 and b.coords(early.move) == (7, 10)
 
 
 # freestyle game 8 against PentaZen, white to move: depths 5-8 called (8, 5) a proven win
@@ -239,3 +240,12 @@ def test_iterative_vct_probe_finds_the_short_attack():
     for mv in [b.coords(i) for i in line]:   # the line is legal and ends in a five or a
         b.play(*mv)                           # four the defender cannot stop
     assert b.winner == WHITE or (b.to_move == WHITE and b.state.counts[1, 10] > 0)
+
+
+def test_search_uses_the_rules_evaluation_tables():
+    from gomoku.engine import evaluation, search
+    for rule, own in [(Rule.STANDARD, evaluation.STANDARD_OWN_WEIGHTS),
+                      (Rule.FREESTYLE, evaluation.OWN_WEIGHTS), (Rule.STANDARD, evaluation.STANDARD_OWN_WEIGHTS)]:
+        b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8)], rule=rule)
+        search.search(b.state, max_depth=2, tt_bytes=1 << 20)
+        assert (search.get_ctx(b.state.cells.shape[0], 1 << 20).wown == own).all()

@@ -96,7 +96,7 @@ def tune(games: tuple[str, ...], min_ply: int, rule_text: Optional[str], l2: flo
     Xt, yt = X[train], y[train]
     g_train = len(np.unique(gi[train]))
 
-    own_now, opp_now = evaluation.weights()
+    own_now, opp_now = evaluation.weights(None if rule is None else int(rule))
     k_now = tuning.best_scale(Xt, yt, own_now, opp_now)
     w = tuning.fit(Xt, yt, l2=l2)
     own_fit, opp_fit = tuning.to_tables(w, k_now, own_now, opp_now, seen=Xt.any(axis=0))
