@@ -80,12 +80,16 @@ class Brain:
         self.last_at = t
         return text
 
-    def move(self, timeout: float = 10.0, size: Optional[tuple[int, int]] = None) -> tuple[int, int]:
-        """Next reply, which must be a move line (MESSAGE lines before it are skipped)."""
+    def answer(self, timeout: float = 10.0) -> str:
+        """Next reply line that is not a MESSAGE (managers show those and read on)."""
         while True:
             text = self.line(timeout)
             if not text.startswith("MESSAGE "):
-                break
+                return text
+
+    def move(self, timeout: float = 10.0, size: Optional[tuple[int, int]] = None) -> tuple[int, int]:
+        """Next reply, which must be a move line (MESSAGE lines before it are skipped)."""
+        text = self.answer(timeout)
         assert MOVE_RE.match(text), f"expected a move, got {text!r}"
         x, y = map(int, text.split(","))
         if size:
