@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import random
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -508,6 +509,10 @@ def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time
         if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
             raise click.ClickException(f"{load_path}: board {width}x{height} is outside {MIN_SIDE}..{MAX_SIDE}")
 
+    # Ctrl-C ends the game cleanly: make sure it raises KeyboardInterrupt even when started from
+    # a background job of a non-interactive shell, which hands SIGINT down as ignored (and then
+    # Python installs no handler of its own)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     console = Console(highlight=False)
     s = Session(console=console, width=width, height=height, rule=rule, colour_choice=colour.lower(), spec=spec,
                 move_time=move_time, hint_time=hint_time, human_name=human_name,
