@@ -45,6 +45,5 @@ SCORE_SCALE = 1
 
 def weights(rule: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
     """Fresh copies of the tables for `rule` (None: the common ones)."""
-    own, opp = RULE_TABLES.get(int(rule), (OWN_WEIGHTS, OPP_WEIGHTS)) if rule is not None \
-        else (OWN_WEIGHTS, OPP_WEIGHTS)
+    own, opp = RULE_TABLES.get(rule, (OWN_WEIGHTS, OPP_WEIGHTS))
     return own.copy(), opp.copy()

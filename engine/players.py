@@ -58,10 +58,6 @@ class PlayerStartError(PlayerError):
     """The player could not be started (missing executable, no OK to START, ...)."""
 
 
-# ----------------------------------------------------------------------------- interface
-
-
-
 class RandomPlayer:
     """Uniform random legal move (renju fouls excluded for black). Reseedable per game so
     results do not depend on which worker process played which game."""

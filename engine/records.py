@@ -610,8 +610,14 @@ def save(path: PathLike, rec: GameRecord) -> None:
         save_sgf(path, rec)
 
 
+def load_all(path: PathLike, rule: Optional[Rule] = None) -> list[GameRecord]:
+    """Every game of a .sgf collection, or the one game of a .psq record (played under `rule`,
+    which .psq lacks; freestyle when None)."""
+    if _kind(path) == "psq":
+        return [load_psq(path, rule=Rule.FREESTYLE if rule is None else Rule(rule))]
+    return load_sgf_all(path)
+
+
 def load(path: PathLike, rule: Optional[Rule] = None) -> GameRecord:
     """Load a .sgf (first game) or .psq record; `rule` is used for .psq, which lacks one."""
-    if _kind(path) == "psq":
-        return load_psq(path, rule=Rule.FREESTYLE if rule is None else Rule(rule))
-    return load_sgf(path)
+    return load_all(path, rule)[0]

@@ -46,8 +46,8 @@ C_EXTERNAL = 5            # ctrl slot: the stop came from the clock / stop event
 
 # params slots
 P_LEAF_VCF, P_WIDTH, P_LMR, P_PRUNE = 0, 1, 2, 3
-P_CALM_OWN, P_CALM_OPP = 6, 7
 P_RAISED = 5              # out: last root move that raised alpha in root_search (-1: none)
+P_CALM_OWN, P_CALM_OPP = 6, 7
 
 #: start another iteration only when the time left covers this share of its predicted cost
 #: (an interrupted iteration still counts where its first move finished and was beaten; the
@@ -55,6 +55,7 @@ P_RAISED = 5              # out: last root move that raised alpha in root_search
 NEXT_ITER_SHARE = 0.5
 #: bounds on the predicted growth of one iteration over the previous one
 ITER_GROWTH_MIN, ITER_GROWTH_MAX = 1.5, 6.0
+
 
 def _lmr_table() -> np.ndarray:
     """Plies a late quiet move is searched shallower, by [depth, moves searched before it]:
@@ -113,9 +114,10 @@ class SearchCtx(NamedTuple):
 
 
 TT_ENTRY_BYTES = 8 + 4 + 4 + 1 + 1
+DEFAULT_TT_BYTES = 32 << 20
 
 
-def new_ctx(n_cells: int, tt_bytes: int = 32 << 20) -> SearchCtx:
+def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     """Search tables for boards of `n_cells` padded cells; the TT takes about tt_bytes."""
     size = 1 << max(12, int(tt_bytes // TT_ENTRY_BYTES).bit_length() - 1)
     wown, wopp = evaluation.weights()
@@ -256,7 +258,7 @@ def _leaf(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
     me = st.meta[5] - 1
     if st.counts[me, 9] > 0 and not _caro(st) and not (me == 0 and st.meta[3] == 2):
         return WIN - ply - 3          # open four / four-four next, and no five against us
-    lv = cx.params[0]
+    lv = cx.params[P_LEAF_VCF]
     if lv > 0 and st.counts[me, 8] > 0:
         # only where a four-three is on offer: probing every leaf with a four costs more
         # nodes than it saves (self-play at equal time: 5-14 against no probe)
@@ -299,10 +301,12 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     forced = st.counts[op, 10] > 0
     if (depth <= 0 and not forced) or ply >= MAXPLY - 2:
         return _leaf(st, cx, ply)
-    prune = cx.params[3] != 0 and not forced
-    # static pruning, where the opponent has no three to answer and nothing is proven
-    if prune and not pvnode and st.counts[op, 9] == 0 and st.counts[me, 9] == 0:
-        sev = evaluate(st, cx)
+    prune = cx.params[P_PRUNE] != 0 and not forced
+    # the static evaluation drives the pruning below, where the opponent has no three to answer
+    static = prune and not pvnode and st.counts[op, 9] == 0
+    sev = evaluate(st, cx) if static else 0
+    # static pruning, where nothing is proven either
+    if static and st.counts[me, 9] == 0:
         if depth <= RFP_DEPTH and sev - RFP_MARGIN * depth >= beta:
             return sev
         if depth <= RAZOR_DEPTH and sev + RAZOR_MARGIN * depth <= alpha:
@@ -310,7 +314,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     nm = gen_moves(st, cx, ply, np.int64(ttmove))
     if nm == 0:
         return -(WIN - ply - 1)       # cannot stop the five
-    width = cx.params[1]
+    width = cx.params[P_WIDTH]
     nall = nm
     if width > 0 and nm > width and not forced:
         nm = width
@@ -326,8 +330,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     mcount = MOVE_COUNT_QUIET[dd] if quiet_node else MOVE_COUNT_NOISY[dd]
     # futility: quiet moves cannot lift a node this far below alpha
     futile = False
-    if prune and not pvnode and depth <= 3 and st.counts[op, 9] == 0:
-        sev = evaluate(st, cx)
+    if static and depth <= 3:
         if sev + FUTILITY[depth] <= alpha:
             futile = True
             best = sev + FUTILITY[depth]
@@ -336,7 +339,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     for t in range(nall):
         m = np.int64(cx.moves[ply, t])
         # quiet: makes no three or four, stops none, and is no hash or killer move
-        calm = st.cls[me, m] < cx.params[6] and st.cls[op, m] < cx.params[7]   # P_CALM_*
+        calm = st.cls[me, m] < cx.params[P_CALM_OWN] and st.cls[op, m] < cx.params[P_CALM_OPP]
         quiet = calm and m != ttmove and m != k0 and m != k1
         # past the width: threats and blocks still, quiet moves only while every move so far
         # loses (a lone defence can rank low: freestyle game 8 vs PentaZen, a false proven win;
@@ -352,7 +355,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
             v = -pvs(st, cx, newdepth, ply + 1, -beta, -alpha)
         else:
             red = 0
-            if cx.params[2] != 0 and searched >= 2 and depth >= 2 and quiet and not forced:
+            if cx.params[P_LMR] != 0 and searched >= 2 and depth >= 2 and quiet and not forced:
                 red = LMR[min(depth, 31), min(searched, 63)]
                 if pvnode and red > 0:
                     red -= 1
@@ -410,7 +413,7 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, alpha: np.int64,
     left in cx.pv[0, :cx.pvlen[0]]."""
     best = -INF
     cx.pvlen[0] = 0
-    cx.params[5] = -1
+    cx.params[P_RAISED] = -1
     me = st.meta[5] - 1
     for r in range(nroot):
         m = np.int64(rmoves[r])
@@ -436,7 +439,7 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, alpha: np.int64,
             cx.pvlen[0] = max(e, 1)
             if v > alpha:
                 alpha = v
-                cx.params[5] = m      # a real score inside/above the window, not a fail-low bound
+                cx.params[P_RAISED] = m      # a real score inside/above the window, not a fail-low bound
             if v >= beta:
                 cx.history[me, m] += depth * depth
                 break
@@ -568,7 +571,7 @@ def _probe(st: BoardState, cx: SearchCtx, kind: str, side: int, depth: int, budg
 
 def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optional[int] = None,
            time_limit: Optional[float] = None, stop: Optional[threading.Event] = None,
-           tt_bytes: int = 32 << 20, threat_probes: bool = True, clear: bool = True) -> SearchResult:
+           tt_bytes: int = DEFAULT_TT_BYTES, threat_probes: bool = True, clear: bool = True) -> SearchResult:
     """Search the position in `st` (restored afterwards) for the side to move.
 
     Stops at `max_depth` completed iterations, `node_limit` nodes, `time_limit` seconds or
@@ -714,7 +717,7 @@ def warm_up() -> None:
         search(b.state, max_depth=2, threat_probes=False)
     # the root's refutation scan runs only when the opponent threatens: compile it here,
     # not in the middle of a game's first sharp position
-    cx = get_ctx(b.state.cells.shape[0], 1 << 20)
+    cx = get_ctx(b.state.cells.shape[0], DEFAULT_TT_BYTES)
     clear_ctx(cx)
     rm = np.zeros(b.state.cells.shape[0], dtype=np.int32)
     n = int(root_moves(b.state, cx, rm))

@@ -7,7 +7,6 @@ into engine/evaluation.py.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Optional
 
 import click
@@ -18,18 +17,11 @@ MIN_POSITIONS = 200
 
 def _load(paths: tuple[str, ...], rule):
     from gomoku.engine import records
-    from gomoku.engine.rules import Rule
 
     recs = []
     for path in paths:
-        suffix = Path(path).suffix.lower()
         try:
-            if suffix == ".sgf":
-                recs.extend(records.load_sgf_all(path))
-            elif suffix == ".psq":
-                recs.append(records.load_psq(path, rule=Rule.FREESTYLE if rule is None else rule))
-            else:
-                raise ValueError(f"{path}: unknown record type {suffix or '(no extension)'!r}; use .sgf or .psq")
+            recs.extend(records.load_all(path, rule))
         except ValueError as exc:
             raise click.ClickException(str(exc)) from None
     return recs
