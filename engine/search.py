@@ -161,6 +161,15 @@ def _tt_pack(move: np.int64, score: np.int64, depth: np.int64, flag: np.int64) -
 
 
 @njit(cache=True, inline="always")
+def _tt_unpack(data: np.uint64) -> tuple[np.int64, np.int64, np.int64, np.int64]:
+    """(move, score, depth, flag) of a word written by _tt_pack."""
+    return (np.int64(data & np.uint64(4095)) - 1,
+            np.int64((data >> np.uint64(12)) & np.uint64(65535)) - 32768,
+            np.int64((data >> np.uint64(28)) & np.uint64(255)),
+            np.int64(data >> np.uint64(36)))
+
+
+@njit(cache=True, inline="always")
 def evaluate(st: BoardState, cx: SearchCtx) -> np.int64:
     """Pattern evaluation from the side to move's view (weighted class counts)."""
     me = st.meta[5] - 1
@@ -317,15 +326,12 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     slot = np.int64(key & np.uint64(cx.tt.shape[0] - 1))
     ttmove = -1
     if cx.tt[slot, 0] == key:
-        data = cx.tt[slot, 1]
-        ttmove = np.int64(data & np.uint64(4095)) - 1
-        if np.int64((data >> np.uint64(28)) & np.uint64(255)) >= depth and not pvnode:
-            s = np.int64((data >> np.uint64(12)) & np.uint64(65535)) - 32768
+        ttmove, s, tdepth, f = _tt_unpack(cx.tt[slot, 1])
+        if tdepth >= depth and not pvnode:
             if s > WIN_MIN:
                 s -= ply
             elif s < -WIN_MIN:
                 s += ply
-            f = np.int64(data >> np.uint64(36))
             if f == EXACT or (f == LOWER and s >= beta) or (f == UPPER and s <= alpha):
                 return s
     forced = st.counts[op, 10] > 0

@@ -249,3 +249,27 @@ def test_search_uses_the_rules_evaluation_tables():
         b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8)], rule=rule)
         search.search(b.state, max_depth=2, tt_bytes=1 << 20)
         assert (search.get_ctx(b.state.cells.shape[0], 1 << 20).wown == own).all()
+
+
+def test_tt_entry_packing_round_trips():
+    from gomoku.engine import search
+    for move, score, depth, flag in [(-1, 0, 0, 0), (0, -32000, 127, 2), (890, 32000, 1, 1),
+                                     (4094, -29990, 64, 2), (123, 29987, 5, 0)]:
+        word = search._tt_pack(move, score, depth, flag)
+        assert tuple(int(v) for v in search._tt_unpack(word)) == (move, score, depth, flag)
+
+
+def test_picking_moves_one_at_a_time_gives_the_stable_sort():
+    from gomoku.engine import search
+    rng = np.random.default_rng(4)
+    for n in (0, 1, 2, 7, 60):
+        vals = rng.integers(-3, 4, size=n).astype(np.int32)       # many ties
+        moves = np.arange(n, dtype=np.int32)
+        mv, vl = moves.copy(), vals.copy()
+        for t in range(n):
+            search.pick_move(mv, vl, t, n)
+        order = sorted(range(n), key=lambda i: -vals[i])         # Python's sort is stable
+        assert mv.tolist() == order and vl.tolist() == [vals[i] for i in order]
+        mv2, vl2 = moves.copy(), vals.copy()
+        search.sort_moves(mv2, vl2, n)
+        assert mv2.tolist() == order
