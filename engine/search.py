@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from . import core, evaluation, threats
-from .core import BoardState, make_move, undo_move
+from .core import BoardState, make_move, scan_span, undo_move
 from .threats import (C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, ThreatTable, is_foul,
                       is_four_class, new_threat_table, tick, vcf)
 
@@ -196,9 +196,10 @@ def gen_moves(st: BoardState, cx: SearchCtx, ply: np.int64, ttmove: np.int64) ->
     mv = cx.moves[ply]
     vl = cx.vals[ply]
     cnt = 0
+    lo, hi = scan_span(st)
     if st.counts[me, 10] > 0:
         # our own five beats everything, including blocking the opponent's
-        for i in range(n):
+        for i in range(lo, hi):
             if st.cells[i] == 0 and st.cls[me, i] == 10:
                 mv[cnt] = i
                 vl[cnt] = st.score[me, i]
@@ -228,7 +229,7 @@ def gen_moves(st: BoardState, cx: SearchCtx, ply: np.int64, ttmove: np.int64) ->
                 return 1
         k0 = cx.killers[ply, 0]
         k1 = cx.killers[ply, 1]
-        for i in range(n):
+        for i in range(lo, hi):
             if st.cells[i] != 0:
                 continue
             if mode == 2:

@@ -33,7 +33,7 @@ from typing import Iterable, NamedTuple, Optional
 import numpy as np
 from numba import njit
 
-from .core import BoardState, is_forbidden_at, make_move as _make, undo_move as _undo
+from .core import BoardState, is_forbidden_at, make_move as _make, scan_span, undo_move as _undo
 
 def drop_stale_cache(module_file: str, deps: Iterable[str]) -> int:
     """Delete this module's numba cache files when a module it compiles in has changed.
@@ -130,8 +130,8 @@ def is_four_class(k: np.int64) -> bool:
 @njit(cache=True, inline="always")
 def find_class_cell(st: BoardState, c: np.int64, k: np.int64) -> np.int64:
     """First empty cell whose class for colour index c is k (-1 if none)."""
-    n = st.cells.shape[0]
-    for i in range(n):
+    lo, hi = scan_span(st)
+    for i in range(lo, hi):
         if st.cells[i] == 0 and st.cls[c, i] == k:
             return i
     return -1
@@ -278,17 +278,18 @@ def vcf(st: BoardState, a: np.int64, depth: np.int64, ply: np.int64, ctrl: np.nd
     if st.counts[a, 6] + st.counts[a, 8] + st.counts[a, 9] == 0:
         _tt_store_fail(tt, key, np.int64(100))
         return 0
-    n = st.cells.shape[0]
+    lo, n = scan_span(st)
     fl = tt.buf[ply]
     forced = st.counts[d, 10] > 0
     if forced:
         # the defender has a five cell (counter-four): only a four that also blocks it
+        lo = 0
         n = block_fives(st, d, np.int64(-1), fl)
         if n == 0:
             return 0
     # pass 0: cells that make an open four / double four (usually immediate), pass 1: the rest
     for pss in range(2):
-        for t in range(n):
+        for t in range(lo, n):
             i = fl[t] if forced else t
             if st.cells[i] != 0:
                 continue
@@ -337,8 +338,8 @@ def _has_real_threat(st: BoardState, a: np.int64) -> bool:
         return False
     if a != 0 or st.meta[3] != 2:
         return True
-    n = st.cells.shape[0]
-    for i in range(n):
+    lo, hi = scan_span(st)
+    for i in range(lo, hi):
         if st.cells[i] == 0 and st.cls[0, i] == 9 and not is_foul(st, np.int64(1), i):
             return True
     return False
@@ -368,15 +369,16 @@ def _vct(st: BoardState, a: np.int64, depth: np.int64, vcf_depth: np.int64, ply:
         key = st.hashv[0] ^ _SALT[2 + a]
         if _tt_fail_depth(tt, key) >= depth:
             return 0
-        n = st.cells.shape[0]
+        lo, n = scan_span(st)
         fl = tt.buf[ply]
         forced = st.counts[d, 10] > 0
         if forced:
+            lo = 0
             n = block_fives(st, d, np.int64(-1), fl)
             if n == 0:
                 return 0
         for pss in range(2):
-            for t in range(n):
+            for t in range(lo, n):
                 i = fl[t] if forced else t
                 if st.cells[i] != 0:
                     continue
@@ -432,9 +434,9 @@ def _vct(st: BoardState, a: np.int64, depth: np.int64, vcf_depth: np.int64, ply:
             return res
         if not _has_real_threat(st, a):
             return 0                       # no open-four threat: the defender has a free move
-        n = st.cells.shape[0]
+        lo, hi = scan_span(st)
         tried = 0
-        for i in range(n):
+        for i in range(lo, hi):
             if st.cells[i] != 0:
                 continue
             if not is_four_class(st.cls[a, i]) and not is_four_class(st.cls[d, i]):

@@ -22,6 +22,10 @@ def assert_same(a: dict, b: dict, empty_mask: np.ndarray):
         elif k == "pat":
             # so do line patterns: an occupied cell's are looked up again when it is emptied
             assert np.array_equal(a[k][:, :, empty_mask], b[k][:, :, empty_mask]), k
+        elif k == "span":
+            # only the row of the current move count is live (like the move list past it)
+            n = a["meta"][core.M_COUNT]
+            assert np.array_equal(a[k][n], b[k][n]), k
         else:
             assert np.array_equal(a[k], b[k]), k
 
@@ -84,3 +88,29 @@ def test_random_playout_kernel_restores_board(rule):
     moves = core.random_playouts(b.state, np.int64(20), np.int64(3))
     assert moves > 20 * 5
     assert_same(snapshot(b), before, b.state.cells == 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rule=st.sampled_from(list(Rule)), size=st.sampled_from([6, 9, 15, 20]),
+       seed=st.integers(0, 2**31 - 1), n=st.integers(0, 80))
+def test_scan_span_holds_every_candidate_and_threat_cell(rule, size, seed, n):
+    """Move generators scan only core.scan_span: no cell near a stone, and no cell making an
+    open three or more for either colour, may lie outside it (before or after undos)."""
+    rng = np.random.default_rng(seed)
+    b = Board(size, rule=rule)
+    for _ in range(n):
+        if b.game_over:
+            break
+        empty = b.empty_cells()
+        b.play(*empty[rng.integers(len(empty))])
+    for _ in range(int(rng.integers(0, b.move_count + 1))):
+        b.undo()
+    s = b.state
+    lo, hi = core.scan_span(s)
+    outside = np.ones(s.cells.shape[0], dtype=bool)
+    outside[max(lo, 0):max(hi, 0)] = False
+    empty = (s.cells == 0) & outside
+    assert not np.any(s.near[empty] > 0)
+    assert not np.any(s.cls[:, empty] >= core.C_F3)
+    if b.move_count == 0:
+        assert lo >= hi
