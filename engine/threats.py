@@ -287,17 +287,16 @@ def vcf(st: BoardState, a: np.int64, depth: np.int64, ply: np.int64, ctrl: np.nd
         n = block_fives(st, d, np.int64(-1), fl)
         if n == 0:
             return 0
-    # pass 0: cells that make an open four / double four (usually immediate), pass 1: the rest
-    for pss in range(2):
+    # pass 0: cells that make an open four / double four (usually immediate), pass 1: four-threes
+    # (won unless the block makes a four), pass 2: plain fours. Plain fours first in board order
+    # cost ~30 nodes a leaf probe where a four-three was on offer, ~3 this way
+    for pss in range(3):
         for t in range(lo, n):
             i = fl[t] if forced else t
             if st.cells[i] != 0:
                 continue
             k = st.cls[a, i]
-            if pss == 0:
-                if k != 9:
-                    continue
-            elif k != 6 and k != 8:
+            if k != (9 if pss == 0 else 8 if pss == 1 else 6):
                 continue
             if is_foul(st, a + 1, i):
                 continue
