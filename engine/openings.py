@@ -66,6 +66,34 @@ def builtin_openings(width: int, height: Optional[int] = None) -> list[Opening]:
     return [from_offsets(o, width, height) for o in RENJU_26]
 
 
+#: rule -> file in engine/data with openings an outside engine judged even on 15x15
+_BALANCED_FILES = {Rule.FREESTYLE: "balanced15_freestyle.txt", Rule.STANDARD: "balanced15_standard.txt"}
+BALANCED_SIZE = 15
+
+
+def balanced_openings(width: int, height: Optional[int], rule: Rule) -> list[Opening]:
+    """100 short openings around the centre that Rapfi's search judged even (within +-60) for
+    15x15 freestyle or standard. Swapping colours makes any set fair, but on 15x15 most short
+    openings are won by black, so both engines win their black games and a score near 50 %
+    says little; in even positions the score measures middle-game strength. The evaluation
+    depends on board size and rule, so other combinations raise OpeningError."""
+    height = width if height is None else height
+    name = _BALANCED_FILES.get(Rule(rule))
+    if name is None or (width, height) != (BALANCED_SIZE, BALANCED_SIZE):
+        raise OpeningError(f"balanced openings exist for {BALANCED_SIZE}x{BALANCED_SIZE} freestyle and "
+                           f"standard only (here {width}x{height} {Rule(rule).name.lower()}): "
+                           "use 'builtin', 'none' or a file")
+    return load_openings(Path(__file__).parent / "data" / name, width, height, "pos")
+
+
+def default_openings(width: int, height: Optional[int], rule: Rule) -> list[Opening]:
+    """The balanced set where there is one for the board and rule, else the built-in one."""
+    try:
+        return balanced_openings(width, height, rule)
+    except OpeningError:
+        return builtin_openings(width, height)
+
+
 # ----------------------------------------------------------------------------- parsers
 
 def from_offsets(offsets: Iterable[Move], width: int, height: int) -> Opening:

@@ -86,6 +86,18 @@ def test_concurrency_and_opening_files(tmp_path):
     assert data["results"][0]["opening"] == [[10, 10], [11, 11], [9, 12]]
 
 
+def test_default_openings_are_the_balanced_set_on_15x15():
+    from gomoku.engine.openings import balanced_openings, builtin_openings
+    from gomoku.engine.rules import Rule
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "2", "--rule", "standard", "--json", "-"])
+    assert r.exit_code == 0, r.output
+    first = tuple(tuple(m) for m in json.loads(r.stdout)["results"][0]["opening"])
+    assert first == balanced_openings(15, 15, Rule.STANDARD)[0]
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "2", "-o", "builtin", "--json", "-"])
+    first = tuple(tuple(m) for m in json.loads(r.stdout)["results"][0]["opening"])
+    assert first == builtin_openings(15)[0]
+
+
 def test_sprt_option_forms():
     r = CliRunner().invoke(main, ["match", "random", "random", "-n", "4", "--sprt", "elo0=0", "elo1=10",
                                   "alpha=0.1", "beta=0.1"])
@@ -110,6 +122,7 @@ def test_live_view_runs():
     (["random", "REFUSING_BRAIN"], "refused START 15"),
     (["random", "random", "-o", "OFFBOARD_OPENINGS"], "does not fit the 15x15 board"),
     (["random", "random", "-o", "/no/such/file"], "cannot read openings file"),
+    (["random", "random", "-o", "balanced", "--rule", "renju"], "balanced openings exist for 15x15"),
     (["random", "random", "--rule", "go"], "unknown rule"),
     (["random", "random", "-s", "40"], "5..22"),
     (["random", "chess-engine"], "unknown player"),

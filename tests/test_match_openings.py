@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 
 from gomoku.engine.board import Board
-from gomoku.engine.openings import (RENJU_26, OpeningError, builtin_openings, check_opening, load_openings,
-                                    parse_line, parse_offset, parse_pos, to_pos_string)
+from gomoku.engine.openings import (RENJU_26, OpeningError, balanced_openings, builtin_openings, check_opening,
+                                    check_openings, default_openings, load_openings, parse_line, parse_offset,
+                                    parse_pos, to_pos_string)
 from gomoku.engine.rules import Rule
 
 
@@ -87,3 +88,23 @@ def test_load_openings_reports_file_and_line(tmp_path):
     f.write_text("# nothing\n")
     with pytest.raises(OpeningError, match="no openings"):
         load_openings(f, 15, 15)
+
+
+@pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.STANDARD])
+def test_balanced_sets_are_short_central_legal_and_distinct(rule):
+    ops = balanced_openings(15, 15, rule)
+    assert len(ops) == 100 and len(set(ops)) == 100
+    check_openings(ops, 15, 15, rule)
+    for op in ops:
+        assert 3 <= len(op) <= 6
+        assert all(abs(x - 7) <= 2 and abs(y - 7) <= 2 for x, y in op)
+    assert default_openings(15, 15, rule) == ops
+
+
+def test_balanced_sets_only_where_they_were_judged():
+    with pytest.raises(OpeningError, match="15x15 freestyle and standard only"):
+        balanced_openings(20, 20, Rule.FREESTYLE)
+    with pytest.raises(OpeningError, match="renju"):
+        balanced_openings(15, 15, Rule.RENJU)
+    assert default_openings(20, 20, Rule.FREESTYLE) == builtin_openings(20)
+    assert default_openings(15, 15, Rule.CARO) == builtin_openings(15)

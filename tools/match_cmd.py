@@ -21,7 +21,8 @@ import click
 
 from gomoku.engine.arena import (GameJob, GameResult, GameSettings, Match, MatchSettings, MatchSummary,
                                  SprtSettings, probe_player)
-from gomoku.engine.openings import OpeningError, builtin_openings, check_openings, load_openings
+from gomoku.engine.openings import (OpeningError, balanced_openings, builtin_openings, check_openings,
+                                    default_openings, load_openings)
 from gomoku.engine.players import PlayerError, SpecError, parse_spec
 from gomoku.engine.rules import parse_rule
 
@@ -151,8 +152,10 @@ class _View:
               help="Seconds allowed over a time limit before a time forfeit.")
 @click.option("--start-timeout", type=click.FloatRange(0, min_open=True), default=10.0, show_default=True,
               help="Seconds a brain has to answer ABOUT and START.")
-@click.option("-o", "--openings", default="builtin", show_default=True,
-              help="'builtin' (26 classical 3-stone openings), 'none', or a file (pos h8i9j7 or offset -1,0, 0,1).")
+@click.option("-o", "--openings", default="auto", show_default=True,
+              help="'balanced' (100 openings Rapfi judged even: 15x15 freestyle/standard), 'builtin' (26 "
+                   "classical 3-stone openings), 'auto' (balanced where it exists, else builtin), 'none', "
+                   "or a file (pos h8i9j7 or offset -1,0, 0,1).")
 @click.option("--openings-format", type=click.Choice(["auto", "pos", "offset"]), default="auto", show_default=True)
 @click.option("--random-order", is_flag=True, help="Shuffle the openings (reproducible with --seed).")
 @click.option("-c", "--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
@@ -214,6 +217,10 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
     try:
         if openings.lower() == "builtin":
             ops = builtin_openings(width, height)
+        elif openings.lower() == "balanced":
+            ops = balanced_openings(width, height, rule_v)
+        elif openings.lower() == "auto":
+            ops = default_openings(width, height, rule_v)
         elif openings.lower() == "none":
             ops = []
         else:
