@@ -235,6 +235,15 @@ def _set_cell(st: BoardState, idx: np.int64, value: np.int64) -> None:
         st.meta[7] += 1
 
 
+@njit(cache=True, inline="always")
+def _widen_span(st: BoardState, src: np.int64, dst: np.int64, idx: np.int64) -> None:
+    """span[dst] = span[src] grown to hold the cells within two rows and columns of a stone on
+    idx."""
+    reach = 2 * st.meta[2] + 2
+    st.span[dst, 0] = min(st.span[src, 0], idx - reach)
+    st.span[dst, 1] = max(st.span[src, 1], idx + reach + 1)
+
+
 @njit(cache=True)
 def make_move(st: BoardState, idx: np.int64) -> None:
     """Play the side to move at empty cell idx (caller checks legality)."""
@@ -245,9 +254,7 @@ def make_move(st: BoardState, idx: np.int64) -> None:
     st.hashv[0] ^= st.zobrist[color, idx]
     c = st.meta[4]
     st.moves[c] = idx
-    reach = 2 * st.meta[2] + 2
-    st.span[c + 1, 0] = min(st.span[c, 0], idx - reach)
-    st.span[c + 1, 1] = max(st.span[c, 1], idx + reach + 1)
+    _widen_span(st, c, c + 1, idx)
     st.meta[4] = c + 1
     st.meta[5] = 3 - color
     st.meta[6] = color if won else 0
@@ -293,9 +300,12 @@ def rebuild(st: BoardState) -> None:
                 v = 3 if j < 0 or j >= n else st.cells[j]
                 key |= v << (2 * (4 + k))
             st.keys[d, i] = key
+    st.span[st.meta[4], 0] = n
+    st.span[st.meta[4], 1] = 0
     for i in range(n):
         v = st.cells[i]
         if v == 1 or v == 2:
+            _widen_span(st, st.meta[4], st.meta[4], i)
             for dy in range(-2, 3):
                 for dx in range(-2, 3):
                     if dx != 0 or dy != 0:
@@ -312,14 +322,6 @@ def rebuild(st: BoardState) -> None:
                 st.pat[0, d, i] = p & 15
                 st.pat[1, d, i] = p >> 4
     st.meta[7] = empties
-    lo, hi = n, 0
-    reach = 2 * stride + 2
-    for i in range(n):
-        if st.cells[i] == 1 or st.cells[i] == 2:
-            lo = min(lo, i - reach)
-            hi = max(hi, i + reach + 1)
-    st.span[st.meta[4], 0] = lo
-    st.span[st.meta[4], 1] = hi
     h = np.uint64(0)
     for i in range(n):
         v = st.cells[i]

@@ -81,7 +81,7 @@ def balanced_openings(width: int, height: Optional[int], rule: Rule) -> list[Ope
     name = _BALANCED_FILES.get(Rule(rule))
     if name is None or (width, height) != (BALANCED_SIZE, BALANCED_SIZE):
         raise OpeningError(f"balanced openings exist for {BALANCED_SIZE}x{BALANCED_SIZE} freestyle and "
-                           f"standard only (here {width}x{height} {Rule(rule).name.lower()}): "
+                           f"standard only (here {width}x{height} {Rule(rule).label}): "
                            "use 'builtin', 'none' or a file")
     return load_openings(Path(__file__).parent / "data" / name, width, height, "pos")
 

@@ -288,8 +288,8 @@ def vcf(st: BoardState, a: np.int64, depth: np.int64, ply: np.int64, ctrl: np.nd
         if n == 0:
             return 0
     # pass 0: cells that make an open four / double four (usually immediate), pass 1: four-threes
-    # (won unless the block makes a four), pass 2: plain fours. Plain fours first in board order
-    # cost ~30 nodes a leaf probe where a four-three was on offer, ~3 this way
+    # (won unless the block makes a four), pass 2: plain fours. With four-threes and plain fours
+    # in one pass, in board order, the bench took 1.98 M nodes to depth 11 instead of 1.75 M
     for pss in range(3):
         for t in range(lo, n):
             i = fl[t] if forced else t
