@@ -275,3 +275,36 @@ def test_picking_moves_one_at_a_time_gives_the_stable_sort():
         mv2, vl2 = moves.copy(), vals.copy()
         search.sort_moves(mv2, vl2, n)
         assert mv2.tolist() == order
+
+
+def opp_has_vct(b: Board, nodes: int = 1_000_000) -> bool:
+    """After our move: does the side to move (the opponent) win by continuous threats?"""
+    from gomoku.engine import dfpn
+    return dfpn.solve_vct(b.state, node_limit=nodes).win
+
+
+def test_never_plays_into_a_vct_it_can_see():
+    # the same standard game, black to move: at 300k nodes the search's own choice was (5, 3),
+    # which white wins by threes and fours; the root check (df-pn after the chosen move)
+    # drops it for a move white has no VCT against
+    b = Board.from_moves(15, VCT_BLUNDER, rule=Rule.STANDARD)
+    r = think(b, Limit(nodes=300_000))
+    b.play(*r.move)
+    assert not opp_has_vct(b), r
+
+
+def test_checked_choice_skips_a_refuted_move():
+    from gomoku.engine import search
+    b = Board.from_moves(15, VCT_BLUNDER, rule=Rule.STANDARD)
+    lose, hold = b.index(5, 3), b.index(9, 6)
+    cx = search.get_ctx(b.state.cells.shape[0], 1 << 20)
+    search.clear_ctx(cx)
+    best = search.SearchResult(lose, 464, 9, 0, 0.0, [lose])
+    ranked = np.array([lose, hold], dtype=np.int32)
+    checked, refuted = set(), set()
+    got = search._checked_choice(b.state, cx, best, ranked, checked, refuted, 0, 200_000)
+    assert got.move == hold and refuted == {lose} and checked == {lose, hold}
+    # a move already known to be safe is taken without another look
+    again = search._checked_choice(b.state, cx, search.SearchResult(hold, 0, 9, 0, 0.0, [hold]),
+                                   ranked, checked, refuted, 0, 200_000)
+    assert again.move == hold and b.move_count == len(VCT_BLUNDER)

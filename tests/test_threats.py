@@ -236,3 +236,128 @@ def test_recursive_solvers_have_one_signature():
     solve(b, "vct", depth=2)
     for f in (threats.vcf, threats._vct):
         assert len(f.signatures) <= 1
+
+
+# -- proof-number VCT (engine.dfpn) ------------------------------------------------------
+
+from gomoku.engine import dfpn  # noqa: E402
+
+
+def pn_solve(b: Board, node_limit: int = 200_000):
+    r = dfpn.solve_vct(b.state, node_limit=node_limit)
+    return r.win, [b.coords(i) for i in r.pv], r.nodes
+
+
+def assert_every_defence_loses(b: Board, first: tuple) -> int:
+    """After the attacker's `first`, try EVERY empty cell as the defence (not the solver's
+    candidate list): the attacker must still win each time, by a five, by an open four the
+    defender cannot meet, or by a fresh df-pn proof. Returns the defences tried."""
+    att = b.to_move
+    after = b.copy()
+    after.play(*first)
+    tried = 0
+    for cell in after.empty_cells():
+        if after.to_move == BLACK and after.rule == Rule.RENJU and after.is_forbidden(*cell):
+            continue
+        d = after.copy()
+        d.play(*cell)
+        tried += 1
+        assert d.winner != BLACK + WHITE - att, f"defence {cell} makes a five"
+        if fives_of(d, att):
+            continue
+        assert dfpn.solve_vct(d.state, node_limit=200_000).win, f"defence {cell} holds"
+    return tried
+
+
+def test_dfpn_double_three_and_every_defence_checked():
+    black = [(6, 7), (7, 7), (8, 5), (8, 6)]
+    b = position(black, [(0, 7), (14, 7), (7, 0), (7, 14)])
+    win, line, _ = pn_solve(b)
+    assert win
+    assert line[0] in [(8, 7), (5, 7), (9, 7), (8, 4), (8, 8)]
+    assert assert_every_defence_loses(b, line[0]) > 200
+
+
+def test_dfpn_finds_the_eleven_four_vcf():
+    b = Board.from_moves(15, LONG_VCF)
+    win, line, nodes = pn_solve(b)
+    assert win and nodes < 200_000
+    # the line alternates attacker and defender moves on empty cells and ends in a five
+    r = b.copy()
+    for cell in line:
+        r.play(*cell)
+    assert r.winner == BLACK
+
+
+def test_dfpn_counter_four_refutes():
+    black = [(6, 7), (7, 7), (8, 5), (8, 6)]
+    white = [(2, 2), (3, 3), (4, 4), (12, 2)]
+    b = position(black, white)
+    r = dfpn.solve_vct(b.state, node_limit=200_000)
+    assert not r.win
+    # disproven, not just out of nodes
+    assert int(dfpn.dfpn(b.state, np.int64(0), threats.new_ctrl(200_000), dfpn.new_dfpn_table(16))) == 0
+
+
+def test_dfpn_renju_black_never_uses_the_forbidden_double_three():
+    black = [(6, 7), (7, 7), (8, 5), (8, 6)]
+    b = position(black, [(0, 7), (14, 7), (7, 0), (7, 14)], rule=Rule.RENJU)
+    assert b.is_forbidden(8, 7)
+    win, line, _ = pn_solve(b)
+    if win:
+        assert line[0] != (8, 7)
+        assert assert_every_defence_loses(b, line[0]) > 0
+
+
+def test_dfpn_standard_overline_is_not_a_five():
+    # black x=2..5 and 7 on row 7, white blocks x=1: (6,7) joins six stones. Freestyle: a
+    # five (won at once); standard: an overline, and black has no other threat at all
+    black, white = [(2, 7), (3, 7), (4, 7), (5, 7), (7, 7)], [(1, 7), (9, 12), (12, 9)]
+    win, line, _ = pn_solve(position(black, white, rule=Rule.FREESTYLE))
+    assert win and line == [(6, 7)]
+    b = position(black, white, rule=Rule.STANDARD)
+    assert not b.would_win(6, 7, BLACK)
+    assert int(dfpn.dfpn(b.state, np.int64(0), threats.new_ctrl(100_000), dfpn.new_dfpn_table(16))) == 0
+
+
+def test_dfpn_agrees_with_the_depth_first_vct():
+    """Random middle games: every win the depth-first VCT proves within 3 threats, df-pn
+    proves too, and df-pn never disproves one."""
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(40):
+        b = Board(15)
+        for _ in range(int(rng.integers(8, 20))):
+            cells = [c for c in b.empty_cells() if abs(c[0] - 7) <= 4 and abs(c[1] - 7) <= 4]
+            b.play(*cells[int(rng.integers(len(cells)))])
+            if b.winner:
+                break
+        if b.winner:
+            continue
+        ref = threats.solve(b.state, "vct", depth=3, vcf_depth=12, node_limit=300_000)
+        r = int(dfpn.dfpn(b.state, np.int64(b.to_move - 1), threats.new_ctrl(300_000),
+                          dfpn.new_dfpn_table(18)))
+        if ref.win:
+            assert r == 1
+            checked += 1
+        if r == 0:
+            assert not ref.win
+    assert checked >= 3
+
+
+def test_dfpn_node_limit_stop_and_board_restored():
+    b = Board.from_moves(15, LONG_VCF)
+    before = b.state.hashv[0]
+    ctrl = threats.new_ctrl(50)
+    assert int(dfpn.dfpn(b.state, np.int64(0), ctrl, dfpn.new_dfpn_table(12))) == -1
+    assert int(ctrl[threats.C_NODES]) <= 50
+    ctrl = threats.new_ctrl()
+    ctrl[threats.C_STOP] = 1
+    assert not dfpn.solve_vct(b.state, ctrl=ctrl).win
+    assert b.state.hashv[0] == before and b.move_count == len(LONG_VCF)
+
+
+def test_dfpn_recursion_has_one_signature():
+    b = Board.from_moves(15, LONG_VCF)
+    pn_solve(b, 5_000)
+    assert len(dfpn._mid.signatures) <= 1

@@ -1,0 +1,326 @@
+"""Depth-first proof-number search (df-pn) for victory by continuous threats (VCT).
+
+The depth-first VCT in engine.threats deepens one attacking move at a time and walks every
+three on the board at every level, so a long win behind a wide first move is out of reach:
+on 77 positions where PentaZen announced a win of 13+ plies it proved 54 in 300 k nodes.
+Proof numbers steer the work instead to where the defender has the fewest answers (a four
+has one, a three three or four), which is how threat sequences are found in practice
+(Allis's proof of freestyle Gomoku used the same idea).
+
+The tree is the same AND/OR tree as the depth-first solver's, with the same exactness rules:
+* attacker (OR) nodes: a five wins; a defender five cell must be blocked (only the blocks
+  are tried); otherwise every cell where the attacker makes a three or a four;
+* defender (AND) nodes: a defender five cell refutes; an attacker five cell must be blocked
+  (no block: lost); an attacker with no open-four cell left has no threat (refuted);
+  otherwise every cell where either side makes a four (all blocks of an open three, and
+  every counter-four: the attacker then has to block it at its next node);
+* renju fouls are never played, by either side.
+
+Proof and disproof numbers live in a Zobrist-keyed table (always replace). No position
+repeats (stones are only added), so the only hazard of the table is overcounting through
+transpositions, which costs nodes, never correctness. Thresholds use the 1 + 1/4 trick
+(a child is searched until its numbers pass the second-best sibling's by a quarter), which
+saves most of the re-expansions of plain df-pn.
+
+One self-recursive function (numba's cache cannot reload mutual recursion), called with
+int64 arguments only (numba issue 6061).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import numpy as np
+from numba import njit
+
+from .core import BoardState, make_move, scan_span, undo_move
+from .threats import (C_NODES, MAXPLY, ThreatResult, _has_real_threat,
+                      block_fives, find_class_cell, is_foul, is_four_class,
+                      new_ctrl, tick)
+
+INF_PN = np.int64(1 << 40)
+#: children kept per node (threes and fours of one side on a 20x20 board stay well below)
+MAX_CHILDREN = 160
+_SALT = np.array([0x5851F42D4C957F2D, 0x14057B7EF767814F], dtype=np.uint64)
+
+
+class DfpnTable(NamedTuple):
+    """Proof table plus the per-ply child lists the recursion works in."""
+    key: np.ndarray     # uint64[size]
+    pn: np.ndarray      # int64[size]
+    dn: np.ndarray      # int64[size]
+    kids: np.ndarray    # int64[MAXPLY + 2, MAX_CHILDREN]
+    kpn: np.ndarray     # int64[MAXPLY + 2, MAX_CHILDREN]
+    kdn: np.ndarray     # int64[MAXPLY + 2, MAX_CHILDREN]
+    out: np.ndarray     # int64[MAXPLY + 2, 2]: (pn, dn) a node leaves for its parent
+    blocks: np.ndarray  # int64[MAXPLY + 2, 64]: scratch for block_fives
+
+
+def new_dfpn_table(size_log2: int = 20) -> DfpnTable:
+    n = 1 << size_log2
+    rows = MAXPLY + 2
+    return DfpnTable(np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int64),
+                     np.zeros(n, dtype=np.int64),
+                     np.zeros((rows, MAX_CHILDREN), dtype=np.int64),
+                     np.zeros((rows, MAX_CHILDREN), dtype=np.int64),
+                     np.zeros((rows, MAX_CHILDREN), dtype=np.int64),
+                     np.zeros((rows, 2), dtype=np.int64),
+                     np.zeros((rows, 64), dtype=np.int64))
+
+
+def clear_dfpn_table(tab: DfpnTable) -> None:
+    tab.key[:] = 0
+
+
+@njit(cache=True, inline="always")
+def _lookup(tab: DfpnTable, key: np.uint64, pn0: np.int64, dn0: np.int64) -> tuple[np.int64, np.int64]:
+    slot = np.int64(key & np.uint64(tab.key.shape[0] - 2))
+    if tab.key[slot] == key:
+        return tab.pn[slot], tab.dn[slot]
+    if tab.key[slot + 1] == key:
+        return tab.pn[slot + 1], tab.dn[slot + 1]
+    return pn0, dn0
+
+
+@njit(cache=True, inline="always")
+def _store(tab: DfpnTable, key: np.uint64, pn: np.int64, dn: np.int64) -> None:
+    """Two entries per bucket: the key's own, else an empty one, else one still open (solved
+    entries are what proofs are read back from), else the first."""
+    slot = np.int64(key & np.uint64(tab.key.shape[0] - 2))
+    if tab.key[slot] != key:
+        if tab.key[slot + 1] == key or tab.key[slot] != 0 and (
+                tab.key[slot + 1] == 0 or (tab.pn[slot] == 0 or tab.dn[slot] == 0)
+                and tab.pn[slot + 1] != 0 and tab.dn[slot + 1] != 0):
+            slot += 1
+    tab.key[slot] = key
+    tab.pn[slot] = pn
+    tab.dn[slot] = dn
+
+
+@njit(cache=True, inline="always")
+def _key(st: BoardState, a: np.int64) -> np.uint64:
+    return st.hashv[0] ^ _SALT[a]
+
+
+@njit(cache=True, inline="always")
+def _gen(st: BoardState, a: np.int64, attacker: bool, ply: np.int64, tab: DfpnTable) -> np.int64:
+    """Children of the node into tab.kids[ply]; -1: the side to move has won here (proven for
+    the attacker at an OR node ... see the callers), -2: the side to move has lost."""
+    d = 1 - a
+    kids = tab.kids[ply]
+    cnt = 0
+    if attacker:
+        if st.counts[a, 10] > 0:
+            return -1
+        if st.counts[d, 10] > 0:
+            nb = block_fives(st, d, np.int64(-1), tab.blocks[ply])
+            for t in range(nb):
+                kids[cnt] = tab.blocks[ply, t]
+                cnt += 1
+            return cnt
+        lo, hi = scan_span(st)
+        for i in range(lo, hi):
+            if st.cells[i] != 0:
+                continue
+            k = st.cls[a, i]
+            if k < 5 or k > 9 or cnt >= MAX_CHILDREN:
+                continue
+            if is_foul(st, a + 1, np.int64(i)):
+                continue
+            kids[cnt] = i
+            cnt += 1
+        return cnt
+    if st.counts[d, 10] > 0:
+        return -1                           # the defender completes a five
+    if st.counts[a, 10] > 0:
+        nb = block_fives(st, a, np.int64(-1), tab.blocks[ply])
+        if nb == 0:
+            return -2
+        for t in range(nb):
+            kids[cnt] = tab.blocks[ply, t]
+            cnt += 1
+        return cnt
+    if not _has_real_threat(st, a):
+        return -1                           # nothing to answer: the defender is free
+    lo, hi = scan_span(st)
+    for i in range(lo, hi):
+        if st.cells[i] != 0 or cnt >= MAX_CHILDREN:
+            continue
+        if not is_four_class(st.cls[a, i]) and not is_four_class(st.cls[d, i]):
+            continue
+        if is_foul(st, d + 1, np.int64(i)):
+            continue
+        kids[cnt] = i
+        cnt += 1
+    return cnt
+
+
+@njit(cache=True, inline="always")
+def _child_guess(st: BoardState, a: np.int64, attacker: bool, i: np.int64) -> tuple[np.int64, np.int64]:
+    """Proof and disproof numbers of a child not in the table: a four leaves one answer, a
+    double threat few, a three three or four."""
+    if not attacker:
+        return np.int64(1), np.int64(1)
+    k = st.cls[a, i]
+    if k == 6 or k == 8 or k == 9:
+        return np.int64(1), np.int64(1)
+    if k == 7:
+        return np.int64(2), np.int64(1)
+    return np.int64(3), np.int64(1)
+
+
+@njit(cache=True, nogil=True)
+def _mid(st: BoardState, a: np.int64, ply: np.int64, thpn: np.int64, thdn: np.int64,
+         ctrl: np.ndarray, tab: DfpnTable, attacker: np.int64) -> None:
+    """Expand the node until its proof number reaches thpn or its disproof number thdn (or
+    it is solved); leaves its final (pn, dn) in tab.out[ply]. Numbers are from the
+    attacker's side at both node kinds: pn = 0 means the attacker wins."""
+    tab.out[ply, 0] = 1
+    tab.out[ply, 1] = 1
+    if tick(ctrl):
+        return
+    atk = attacker != 0
+    key = _key(st, a)
+    if ply >= MAXPLY - 4:
+        tab.out[ply, 0] = INF_PN
+        tab.out[ply, 1] = 0
+        return
+    n = _gen(st, a, atk, ply, tab)
+    if n == -1 or n == -2 or n == 0:
+        # -1: the side to move wins (attacker five / defender five or free defender);
+        # -2: the side to move (defender) cannot stop a five; 0: no move left for that side
+        win = (n == -1 and atk) or n == -2 or (n == 0 and not atk)
+        pn = np.int64(0) if win else INF_PN
+        dn = INF_PN if win else np.int64(0)
+        _store(tab, key, pn, dn)
+        tab.out[ply, 0] = pn
+        tab.out[ply, 1] = dn
+        return
+    kids = tab.kids[ply]
+    kpn = tab.kpn[ply]
+    kdn = tab.kdn[ply]
+    color = st.meta[5]
+    for t in range(n):
+        i = kids[t]
+        g0, g1 = _child_guess(st, a, atk, i)
+        ck = (st.hashv[0] ^ st.zobrist[color, i]) ^ _SALT[a]
+        kpn[t], kdn[t] = _lookup(tab, ck, g0, g1)
+    child_attacker = np.int64(0) if atk else np.int64(1)
+    while True:
+        # the node's numbers from its children's, and the child to search with its runner-up
+        best = 0
+        second = INF_PN
+        if atk:
+            pn = INF_PN
+            dn = np.int64(0)
+            for t in range(n):
+                dn = min(dn + kdn[t], INF_PN)
+                if kpn[t] < pn:
+                    second = pn
+                    pn = kpn[t]
+                    best = t
+                elif kpn[t] < second:
+                    second = kpn[t]
+        else:
+            dn = INF_PN
+            pn = np.int64(0)
+            for t in range(n):
+                pn = min(pn + kpn[t], INF_PN)
+                if kdn[t] < dn:
+                    second = dn
+                    dn = kdn[t]
+                    best = t
+                elif kdn[t] < second:
+                    second = kdn[t]
+        if pn >= thpn or dn >= thdn or pn == 0 or dn == 0 or ctrl[0] != 0:
+            break
+        if atk:
+            cth_pn = min(thpn, max(second + 1, second + second // 4))
+            cth_dn = min(thdn - dn + kdn[best], INF_PN)
+        else:
+            cth_dn = min(thdn, max(second + 1, second + second // 4))
+            cth_pn = min(thpn - pn + kpn[best], INF_PN)
+        i = kids[best]
+        make_move(st, i)
+        _mid(st, a, ply + 1, cth_pn, cth_dn, ctrl, tab, child_attacker)
+        undo_move(st)
+        # the recursion reused deeper rows only: this node's lists are intact
+        kpn[best] = tab.out[ply + 1, 0]
+        kdn[best] = tab.out[ply + 1, 1]
+    if ctrl[0] == 0:
+        _store(tab, key, pn, dn)
+    tab.out[ply, 0] = pn
+    tab.out[ply, 1] = dn
+
+
+@njit(cache=True, nogil=True)
+def dfpn(st: BoardState, a: np.int64, ctrl: np.ndarray, tab: DfpnTable) -> np.int64:
+    """Does attacker a (= side to move) win by continuous threats? 1 proven, 0 disproven,
+    -1 undecided (node limit or stop)."""
+    _mid(st, a, np.int64(0), INF_PN, INF_PN, ctrl, tab, np.int64(1))
+    if tab.out[0, 0] == 0:
+        return 1
+    if tab.out[0, 1] == 0 and ctrl[0] == 0:
+        return 0
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def proof_line(st: BoardState, a: np.int64, tab: DfpnTable, pv: np.ndarray) -> np.int64:
+    """Walk a proven tree from the table: the attacker's proving move at each of its nodes,
+    the defender's first answer at each of its; returns the line's length (it stops early
+    where the table lost the proof). The board is restored."""
+    ply = 0
+    made = 0
+    atk = True
+    while ply < pv.shape[0] - 2:
+        n = _gen(st, a, atk, np.int64(ply), tab)
+        if n <= 0:
+            if atk and n == -1 and st.counts[a, 10] > 0:
+                pv[ply] = find_class_cell(st, a, np.int64(10))
+                ply += 1
+            elif not atk and n == -2 and st.counts[a, 10] >= 2:
+                # two five cells: the defender blocks one, the attacker plays the other
+                j = find_class_cell(st, a, np.int64(10))
+                pv[ply] = j
+                make_move(st, j)
+                made += 1
+                pv[ply + 1] = find_class_cell(st, a, np.int64(10))
+                ply += 2
+            break
+        color = st.meta[5]
+        pick = -1
+        for t in range(n):
+            i = tab.kids[ply, t]
+            ck = (st.hashv[0] ^ st.zobrist[color, i]) ^ _SALT[a]
+            cpn, cdn = _lookup(tab, ck, np.int64(1), np.int64(1))
+            if cpn == 0:
+                pick = i
+                break
+        if pick < 0:
+            break
+        pv[ply] = pick
+        make_move(st, pick)
+        made += 1
+        ply += 1
+        atk = not atk
+    for _ in range(made):
+        undo_move(st)
+    return ply
+
+
+def solve_vct(st: BoardState, node_limit: int = 0, ctrl: Optional[np.ndarray] = None,
+              tab: Optional[DfpnTable] = None) -> ThreatResult:
+    """Run df-pn VCT for the side to move on `st` (restored afterwards)."""
+    a = np.int64(st.meta[5] - 1)
+    if ctrl is None:
+        ctrl = new_ctrl(node_limit)
+    if tab is None:
+        tab = new_dfpn_table()
+    start = int(ctrl[C_NODES])
+    r = int(dfpn(st, a, ctrl, tab))
+    line: list[int] = []
+    if r == 1:
+        pv = np.zeros(MAXPLY, dtype=np.int64)
+        k = int(proof_line(st, a, tab, pv))
+        line = [int(x) for x in pv[:k]]
+    return ThreatResult(r == 1, line, int(ctrl[C_NODES]) - start)
