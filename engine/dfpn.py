@@ -40,6 +40,9 @@ from .threats import (C_NODES, MAXPLY, ThreatResult, _has_real_threat,
 INF_PN = np.int64(1 << 40)
 #: children kept per node (threes and fours of one side on a 20x20 board stay well below)
 MAX_CHILDREN = 160
+#: how far (rows and columns) from its previous move the attacker's threes and fours are
+#: looked for after its first move (double threats: anywhere); 0 = the whole board
+REACH = 3
 _SALT = np.array([0x5851F42D4C957F2D, 0x14057B7EF767814F], dtype=np.uint64)
 
 
@@ -102,7 +105,8 @@ def _key(st: BoardState, a: np.int64) -> np.uint64:
 
 
 @njit(cache=True, inline="always")
-def _gen(st: BoardState, a: np.int64, attacker: bool, ply: np.int64, tab: DfpnTable) -> np.int64:
+def _gen(st: BoardState, a: np.int64, attacker: bool, ply: np.int64, tab: DfpnTable,
+         reach: np.int64) -> np.int64:
     """Children of the node into tab.kids[ply]; -1: the side to move has won here (proven for
     the attacker at an OR node ... see the callers), -2: the side to move has lost."""
     d = 1 - a
@@ -118,12 +122,19 @@ def _gen(st: BoardState, a: np.int64, attacker: bool, ply: np.int64, tab: DfpnTa
                 cnt += 1
             return cnt
         lo, hi = scan_span(st)
+        stride = st.meta[2]
+        last = np.int64(st.moves[st.meta[4] - 2]) if ply >= 2 and reach > 0 else np.int64(-1)
+        lx = last % stride
+        ly = last // stride
         for i in range(lo, hi):
             if st.cells[i] != 0:
                 continue
             k = st.cls[a, i]
             if k < 5 or k > 9 or cnt >= MAX_CHILDREN:
                 continue
+            if last >= 0 and k < 7:
+                if abs(i % stride - lx) > reach or abs(i // stride - ly) > reach:
+                    continue
             if is_foul(st, a + 1, np.int64(i)):
                 continue
             kids[cnt] = i
@@ -170,7 +181,7 @@ def _child_guess(st: BoardState, a: np.int64, attacker: bool, i: np.int64) -> tu
 
 @njit(cache=True, nogil=True)
 def _mid(st: BoardState, a: np.int64, ply: np.int64, thpn: np.int64, thdn: np.int64,
-         ctrl: np.ndarray, tab: DfpnTable, attacker: np.int64) -> None:
+         ctrl: np.ndarray, tab: DfpnTable, attacker: np.int64, reach: np.int64) -> None:
     """Expand the node until its proof number reaches thpn or its disproof number thdn (or
     it is solved); leaves its final (pn, dn) in tab.out[ply]. Numbers are from the
     attacker's side at both node kinds: pn = 0 means the attacker wins."""
@@ -184,7 +195,7 @@ def _mid(st: BoardState, a: np.int64, ply: np.int64, thpn: np.int64, thdn: np.in
         tab.out[ply, 0] = INF_PN
         tab.out[ply, 1] = 0
         return
-    n = _gen(st, a, atk, ply, tab)
+    n = _gen(st, a, atk, ply, tab, reach)
     if n == -1 or n == -2 or n == 0:
         # -1: the side to move wins (attacker five / defender five or free defender);
         # -2: the side to move (defender) cannot stop a five; 0: no move left for that side
@@ -241,7 +252,7 @@ def _mid(st: BoardState, a: np.int64, ply: np.int64, thpn: np.int64, thdn: np.in
             cth_pn = min(thpn - pn + kpn[best], INF_PN)
         i = kids[best]
         make_move(st, i)
-        _mid(st, a, ply + 1, cth_pn, cth_dn, ctrl, tab, child_attacker)
+        _mid(st, a, ply + 1, cth_pn, cth_dn, ctrl, tab, child_attacker, reach)
         undo_move(st)
         # the recursion reused deeper rows only: this node's lists are intact
         kpn[best] = tab.out[ply + 1, 0]
@@ -253,10 +264,10 @@ def _mid(st: BoardState, a: np.int64, ply: np.int64, thpn: np.int64, thdn: np.in
 
 
 @njit(cache=True, nogil=True)
-def dfpn(st: BoardState, a: np.int64, ctrl: np.ndarray, tab: DfpnTable) -> np.int64:
-    """Does attacker a (= side to move) win by continuous threats? 1 proven, 0 disproven,
-    -1 undecided (node limit or stop)."""
-    _mid(st, a, np.int64(0), INF_PN, INF_PN, ctrl, tab, np.int64(1))
+def dfpn(st: BoardState, a: np.int64, ctrl: np.ndarray, tab: DfpnTable, reach: np.int64) -> np.int64:
+    """Does attacker a (= side to move) win by continuous threats? 1 proven, 0 no win in the
+    tree searched (disproven when reach is 0), -1 undecided (node limit or stop)."""
+    _mid(st, a, np.int64(0), INF_PN, INF_PN, ctrl, tab, np.int64(1), reach)
     if tab.out[0, 0] == 0:
         return 1
     if tab.out[0, 1] == 0 and ctrl[0] == 0:
@@ -265,7 +276,7 @@ def dfpn(st: BoardState, a: np.int64, ctrl: np.ndarray, tab: DfpnTable) -> np.in
 
 
 @njit(cache=True, nogil=True)
-def proof_line(st: BoardState, a: np.int64, tab: DfpnTable, pv: np.ndarray) -> np.int64:
+def proof_line(st: BoardState, a: np.int64, tab: DfpnTable, pv: np.ndarray, reach: np.int64) -> np.int64:
     """Walk a proven tree from the table: the attacker's proving move at each of its nodes,
     the defender's first answer at each of its; returns the line's length (it stops early
     where the table lost the proof). The board is restored."""
@@ -273,7 +284,7 @@ def proof_line(st: BoardState, a: np.int64, tab: DfpnTable, pv: np.ndarray) -> n
     made = 0
     atk = True
     while ply < pv.shape[0] - 2:
-        n = _gen(st, a, atk, np.int64(ply), tab)
+        n = _gen(st, a, atk, np.int64(ply), tab, reach)
         if n <= 0:
             if atk and n == -1 and st.counts[a, 10] > 0:
                 pv[ply] = find_class_cell(st, a, np.int64(10))
@@ -309,7 +320,7 @@ def proof_line(st: BoardState, a: np.int64, tab: DfpnTable, pv: np.ndarray) -> n
 
 
 def solve_vct(st: BoardState, node_limit: int = 0, ctrl: Optional[np.ndarray] = None,
-              tab: Optional[DfpnTable] = None) -> ThreatResult:
+              tab: Optional[DfpnTable] = None, reach: int = REACH) -> ThreatResult:
     """Run df-pn VCT for the side to move on `st` (restored afterwards)."""
     a = np.int64(st.meta[5] - 1)
     if ctrl is None:
@@ -317,10 +328,10 @@ def solve_vct(st: BoardState, node_limit: int = 0, ctrl: Optional[np.ndarray] = 
     if tab is None:
         tab = new_dfpn_table()
     start = int(ctrl[C_NODES])
-    r = int(dfpn(st, a, ctrl, tab))
+    r = int(dfpn(st, a, ctrl, tab, np.int64(reach)))
     line: list[int] = []
     if r == 1:
         pv = np.zeros(MAXPLY, dtype=np.int64)
-        k = int(proof_line(st, a, tab, pv))
+        k = int(proof_line(st, a, tab, pv, np.int64(reach)))
         line = [int(x) for x in pv[:k]]
     return ThreatResult(r == 1, line, int(ctrl[C_NODES]) - start)

@@ -661,9 +661,10 @@ def _probe(st: BoardState, cx: SearchCtx, kind: str, side: int, depth: int, budg
     elif kind == "dfpn":
         tab = _dfpn_table()
         dfpn.clear_dfpn_table(tab)
-        r = int(dfpn.dfpn(st, a, ctrl, tab)) == 1
+        reach = np.int64(dfpn.REACH)
+        r = int(dfpn.dfpn(st, a, ctrl, tab, reach)) == 1
         if r:
-            ctrl[C_PVLEN] = dfpn.proof_line(st, a, tab, cx.tpv)
+            ctrl[C_PVLEN] = dfpn.proof_line(st, a, tab, cx.tpv, reach)
     else:
         # iterative deepening: the solver is depth-first, and a deep limit sends it down long
         # hopeless lines first (standard game 1 vs PentaZen: a 4-threat VCT found in 8k nodes at

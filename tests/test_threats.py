@@ -296,7 +296,8 @@ def test_dfpn_counter_four_refutes():
     r = dfpn.solve_vct(b.state, node_limit=200_000)
     assert not r.win
     # disproven, not just out of nodes
-    assert int(dfpn.dfpn(b.state, np.int64(0), threats.new_ctrl(200_000), dfpn.new_dfpn_table(16))) == 0
+    assert int(dfpn.dfpn(b.state, np.int64(0), threats.new_ctrl(200_000), dfpn.new_dfpn_table(16),
+                          np.int64(0))) == 0
 
 
 def test_dfpn_renju_black_never_uses_the_forbidden_double_three():
@@ -317,7 +318,8 @@ def test_dfpn_standard_overline_is_not_a_five():
     assert win and line == [(6, 7)]
     b = position(black, white, rule=Rule.STANDARD)
     assert not b.would_win(6, 7, BLACK)
-    assert int(dfpn.dfpn(b.state, np.int64(0), threats.new_ctrl(100_000), dfpn.new_dfpn_table(16))) == 0
+    assert int(dfpn.dfpn(b.state, np.int64(0), threats.new_ctrl(100_000), dfpn.new_dfpn_table(16),
+                          np.int64(0))) == 0
 
 
 def test_dfpn_agrees_with_the_depth_first_vct():
@@ -336,7 +338,7 @@ def test_dfpn_agrees_with_the_depth_first_vct():
             continue
         ref = threats.solve(b.state, "vct", depth=3, vcf_depth=12, node_limit=300_000)
         r = int(dfpn.dfpn(b.state, np.int64(b.to_move - 1), threats.new_ctrl(300_000),
-                          dfpn.new_dfpn_table(18)))
+                          dfpn.new_dfpn_table(18), np.int64(0)))
         if ref.win:
             assert r == 1
             checked += 1
@@ -349,7 +351,7 @@ def test_dfpn_node_limit_stop_and_board_restored():
     b = Board.from_moves(15, LONG_VCF)
     before = b.state.hashv[0]
     ctrl = threats.new_ctrl(50)
-    assert int(dfpn.dfpn(b.state, np.int64(0), ctrl, dfpn.new_dfpn_table(12))) == -1
+    assert int(dfpn.dfpn(b.state, np.int64(0), ctrl, dfpn.new_dfpn_table(12), np.int64(dfpn.REACH))) == -1
     assert int(ctrl[threats.C_NODES]) <= 50
     ctrl = threats.new_ctrl()
     ctrl[threats.C_STOP] = 1
