@@ -15,7 +15,9 @@ evaluation (engine.evaluation).
 
 The Python driver (`search`) adds what is per move rather than per node: VCF/VCT probes
 at the root for both sides (a found win is played at once; an opponent VCF restricts the
-root to moves that refute it), aspiration windows, and the clock. Time never enters the
+root to moves that refute it), a check of the move chosen (a df-pn VCT for the opponent after
+it: a refuted move is dropped and the depth searched again), aspiration windows, and the
+clock. Time never enters the
 jitted code: a watcher thread sets ctrl[C_STOP] at the deadline or when `stop` is set, and
 the nogil search polls it every node. Under a node or depth limit (and no time limit) the
 result depends only on the position: every search starts with cleared tables.
@@ -615,6 +617,15 @@ ROOT_VCT = "dfpn"
 #: a root move is played only once the opponent's VCT after it was looked for (df-pn, one
 #: probe budget) and not found; iterations deeper than this many plies are checked
 VERIFY_MIN_DEPTH = 2
+#: moves the last safety check may look at after the search stopped, and the share of the
+#: time limit it may run past the deadline
+FINAL_CHECKS = 3
+FINAL_GRACE = 0.04
+#: a move check's budget, in root probe budgets. The checks cost time the search would have
+#: had and did not move the results beyond the noise: against PentaZen at time odds (60 games)
+#: 12-46-2 (local df-pn), 17-43 (whole-board df-pn), 11-46-3 (twice the budget), 16-44 without;
+#: self-play against the search without them 47-53 and 51-47-2 (100 games each)
+VERIFY_SCALE = 1.0
 
 
 def _opponent_wins_after(st: BoardState, cx: SearchCtx, move: int, me: int, budget: int,
@@ -794,7 +805,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
                 # an interrupted iteration keeps only a move that beat the (completed) first
                 # move's score at this depth: the usual rule, and the time it bought is not lost
                 raised = int(cx.params[P_RAISED])
-                if depth > 1 and raised >= 0 and raised != best.move and raised not in refuted:
+                if depth > 1 and raised >= 0 and raised != best.move:
                     best = SearchResult(raised, best.score, best.depth, 0, 0.0, [raised])
                 break
             if probe_budget and depth > VERIFY_MIN_DEPTH and nroot > 1 and abs(v) < WIN_MIN \
@@ -831,15 +842,6 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
         return _finish(best, ctrl, t0)
     finally:
         watcher.close()
-
-
-#: moves the last safety check may look at after the search stopped, and the share of the
-#: time limit it may run past the deadline
-FINAL_CHECKS = 3
-FINAL_GRACE = 0.04
-#: a move check's budget, in root probe budgets. Checks cost time the search would have had:
-#: against PentaZen at time odds (60 games) one budget scored 17-43, two 11-46-3, none 16-44
-VERIFY_SCALE = 1.0
 
 
 def _checked_choice(st: BoardState, cx: SearchCtx, best: SearchResult, ranked: np.ndarray,

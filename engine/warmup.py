@@ -19,6 +19,7 @@ from .rules import Rule
 EXTRA_HOOKS = [
     ("gomoku.engine.search", "warm_up"),
     ("gomoku.engine.threats", "warm_up"),
+    ("gomoku.engine.dfpn", "warm_up"),
 ]
 
 

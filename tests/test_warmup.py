@@ -4,10 +4,11 @@ import subprocess
 import sys
 
 CHECK = """
-from gomoku.engine import warmup, search, threats
+from gomoku.engine import warmup, search, threats, dfpn
 warmup.warm_up()
 missing = [f.__name__ for f in (search.root_search, search.root_moves,
-                                search.refutes_vcf, threats.vcf, threats.vct)
+                                search.refutes_vcf, threats.vcf, threats.vct,
+                                dfpn.dfpn, dfpn.proof_line)
            if not f.signatures]
 print("missing:", ",".join(missing))
 """
