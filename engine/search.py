@@ -619,7 +619,7 @@ ROOT_VCT = "dfpn"
 VERIFY_MIN_DEPTH = 2
 #: moves the last safety check may look at after the search stopped, and the share of the
 #: time limit it may run past the deadline
-FINAL_CHECKS = 3
+FINAL_CHECKS = 10
 FINAL_GRACE = 0.04
 #: a move check's budget, in root probe budgets. The checks cost time the search would have
 #: had and did not move the results beyond the noise: against PentaZen at time odds (60 games)
@@ -811,8 +811,10 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
             if probe_budget and depth > VERIFY_MIN_DEPTH and nroot > 1 and abs(v) < WIN_MIN \
                     and int(rm[0]) not in checked:
                 m0 = int(rm[0])
-                checked.add(m0)
-                if _opponent_wins_after(st, cx, m0, me, int(probe_budget * VERIFY_SCALE), node_cap):
+                lost = _opponent_wins_after(st, cx, m0, me, int(probe_budget * VERIFY_SCALE), node_cap)
+                if lost or not ctrl[C_STOP]:
+                    checked.add(m0)      # (a look the clock cut short is left to the last check)
+                if lost:
                     refuted.add(m0)
                     # lost to a threat sequence the search did not see: drop the move and
                     # search this depth again without it
@@ -846,25 +848,39 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
 
 def _checked_choice(st: BoardState, cx: SearchCtx, best: SearchResult, ranked: np.ndarray,
                     checked: set[int], refuted: set[int], me: int, budget: int) -> SearchResult:
-    """The search's move, unless the opponent has a VCT after it: then the first of the
-    best-ranked moves without one. Moves not checked yet are checked now (on `budget` nodes
-    each, at most FINAL_CHECKS, until ctrl[C_STOP]); past that, the next unrefuted move is
-    taken unchecked. Where every move is refuted the search's move stays: the opponent may
-    still miss the win."""
+    """The search's move, unless the opponent has a VCT after it: then the best-ranked move
+    known to have none. Unchecked moves are checked on the way, best first (on `budget` nodes
+    each, at most FINAL_CHECKS, until ctrl[C_STOP]); once no more can be checked, a move found
+    safe earlier (each was some iteration's best) beats one nobody looked at (or whose look
+    the clock cut short). Where no move passes, the search's move stays unless refuted: the
+    opponent may still miss the win."""
     order = [best.move] + [int(m) for m in ranked if int(m) != best.move]
     looked = 0
+    unchecked = -1
     for m in order:
         if m in refuted:
             continue
-        if m not in checked and looked < FINAL_CHECKS and not cx.ctrl[C_STOP]:
+        if m not in checked:
+            if looked >= FINAL_CHECKS or cx.ctrl[C_STOP]:
+                if unchecked < 0:
+                    unchecked = m
+                continue
             looked += 1
-            checked.add(m)
             if _opponent_wins_after(st, cx, m, me, budget, 0):
+                checked.add(m)
                 refuted.add(m)
                 continue
+            if cx.ctrl[C_STOP]:
+                # the clock, not the budget, ended that look: the move is still unknown
+                if unchecked < 0:
+                    unchecked = m
+                continue
+            checked.add(m)
         if m == best.move:
             return best
         return SearchResult(m, best.score, best.depth, 0, 0.0, [m])
+    if unchecked >= 0 and unchecked != best.move:
+        return SearchResult(unchecked, best.score, best.depth, 0, 0.0, [unchecked])
     return best
 
 

@@ -308,3 +308,20 @@ def test_checked_choice_skips_a_refuted_move():
     again = search._checked_choice(b.state, cx, search.SearchResult(hold, 0, 9, 0, 0.0, [hold]),
                                    ranked, checked, refuted, 0, 200_000)
     assert again.move == hold and b.move_count == len(VCT_BLUNDER)
+
+
+def test_checked_choice_prefers_a_move_known_safe_when_out_of_time():
+    from gomoku.engine import search, threats as th
+    b = Board.from_moves(15, VCT_BLUNDER, rule=Rule.STANDARD)
+    lose, hold, other = b.index(5, 3), b.index(9, 6), b.index(1, 1)
+    cx = search.get_ctx(b.state.cells.shape[0], 1 << 20)
+    search.clear_ctx(cx)
+    cx.ctrl[th.C_STOP] = 1                  # the clock has run out: nothing more is looked at
+    best = search.SearchResult(lose, 464, 9, 0, 0.0, [lose])
+    ranked = np.array([lose, other, hold], dtype=np.int32)
+    got = search._checked_choice(b.state, cx, best, ranked, {hold}, set(), 0, 200_000)
+    assert got.move == hold
+    # nothing known safe: the search's own move stays
+    got = search._checked_choice(b.state, cx, best, ranked, set(), set(), 0, 200_000)
+    assert got.move == lose
+    cx.ctrl[th.C_STOP] = 0
