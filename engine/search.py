@@ -623,7 +623,7 @@ FINAL_CHECKS = 10
 FINAL_GRACE = 0.04
 #: a move check's budget, in root probe budgets. The checks cost time the search would have
 #: had and did not move the results beyond the noise: against PentaZen at time odds (60 games)
-#: 12-46-2 (local df-pn), 17-43 (whole-board df-pn), 11-46-3 (twice the budget), 16-44 without;
+#: 14-42-4 and 12-46-2 (local df-pn), 17-43 (whole-board), 11-46-3 (twice the budget), 16-44 without;
 #: self-play against the search without them 47-53 and 51-47-2 (100 games each)
 VERIFY_SCALE = 1.0
 
