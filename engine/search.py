@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -640,6 +640,25 @@ def _opponent_wins_after(st: BoardState, cx: SearchCtx, move: int, me: int, budg
     return lost
 
 
+def _look(st: BoardState, cx: SearchCtx, move: int, me: int, budget: int, node_cap: int,
+          checked: set[int], refuted: set[int]) -> Optional[bool]:
+    """Check `move` and record it: True refuted, False safe (no VCT within the budget), None
+    when the clock or the stop event ended the look first (the move stays unchecked)."""
+    if _opponent_wins_after(st, cx, move, me, budget, node_cap):
+        checked.add(move)
+        refuted.add(move)
+        return True
+    if cx.ctrl[C_STOP]:
+        return None
+    checked.add(move)
+    return False
+
+
+def _with_move(best: SearchResult, move: int) -> SearchResult:
+    """`best` with another move in its place (the line is only that move)."""
+    return replace(best, move=move, pv=[move])
+
+
 _DFPN_TABLES: list[dfpn.DfpnTable] = []
 
 
@@ -664,8 +683,9 @@ def _probe(st: BoardState, cx: SearchCtx, kind: str, side: int, depth: int, budg
         lim = min(lim, node_cap)
     ctrl[C_NODE_LIMIT] = lim
     ctrl[C_PVLEN] = 0
-    cx.ttt.key[:] = 0          # solver failures depend on depth/budget: start clean
-    cx.ttt.depth[:] = -1
+    if kind != "dfpn":
+        cx.ttt.key[:] = 0      # solver failures depend on depth/budget: start clean
+        cx.ttt.depth[:] = -1
     a = np.int64(side)
     if kind == "vcf":
         r = vcf(st, a, np.int64(depth), np.int64(0), ctrl, cx.tpv, cx.ttt)
@@ -780,6 +800,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
         t_prev = t_last = 0.0
         checked: set[int] = set()      # root moves the opponent's VCT was looked for after
         refuted: set[int] = set()      # ... and found
+        check_budget = int(probe_budget * VERIFY_SCALE)
         depth = 0
         while depth < maxd:
             depth += 1
@@ -806,21 +827,16 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
                 # move's score at this depth: the usual rule, and the time it bought is not lost
                 raised = int(cx.params[P_RAISED])
                 if depth > 1 and raised >= 0 and raised != best.move:
-                    best = SearchResult(raised, best.score, best.depth, 0, 0.0, [raised])
+                    best = _with_move(best, raised)
                 break
-            if probe_budget and depth > VERIFY_MIN_DEPTH and nroot > 1 and abs(v) < WIN_MIN \
+            if check_budget and depth > VERIFY_MIN_DEPTH and nroot > 1 and abs(v) < WIN_MIN \
                     and int(rm[0]) not in checked:
-                m0 = int(rm[0])
-                lost = _opponent_wins_after(st, cx, m0, me, int(probe_budget * VERIFY_SCALE), node_cap)
-                if lost or not ctrl[C_STOP]:
-                    checked.add(m0)      # (a look the clock cut short is left to the last check)
-                if lost:
-                    refuted.add(m0)
+                if _look(st, cx, int(rm[0]), me, check_budget, node_cap, checked, refuted):
                     # lost to a threat sequence the search did not see: drop the move and
                     # search this depth again without it
                     rm[: nroot - 1] = rm[1:nroot].copy()
                     nroot -= 1
-                    best = SearchResult(int(rm[0]), best.score, best.depth, 0, 0.0, [int(rm[0])])
+                    best = _with_move(best, int(rm[0]))
                     depth -= 1
                     continue
             prev = v
@@ -831,7 +847,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
             t_prev, t_last = t_last, time.perf_counter() - t_iter
             if deadline is not None and not _worth_another(t_prev, t_last, deadline - time.perf_counter()):
                 break               # the next iteration would not get far
-        if probe_budget and abs(best.score) < WIN_MIN and best.depth > VERIFY_MIN_DEPTH \
+        if check_budget and abs(best.score) < WIN_MIN and best.depth > VERIFY_MIN_DEPTH \
                 and best.move not in checked and not (stop is not None and stop.is_set()):
             # the checks may run a little past the deadline (the brain keeps a gap of 5 % of
             # the turn between its soft and hard deadlines), on a clock of their own
@@ -839,8 +855,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
             final = None if deadline is None else max(deadline, time.perf_counter()) + FINAL_GRACE * time_limit
             ctrl[C_STOP] = ctrl[C_EXTERNAL] = 0
             watcher = _Watcher(ctrl, final, stop)
-            best = _checked_choice(st, cx, best, rm[:nroot], checked, refuted, me,
-                                   int(probe_budget * VERIFY_SCALE))
+            best = _checked_choice(st, cx, best, rm[:nroot], checked, refuted, me, check_budget)
         return _finish(best, ctrl, t0)
     finally:
         watcher.close()
@@ -861,26 +876,17 @@ def _checked_choice(st: BoardState, cx: SearchCtx, best: SearchResult, ranked: n
         if m in refuted:
             continue
         if m not in checked:
-            if looked >= FINAL_CHECKS or cx.ctrl[C_STOP]:
-                if unchecked < 0:
-                    unchecked = m
+            verdict = None
+            if looked < FINAL_CHECKS and not cx.ctrl[C_STOP]:
+                looked += 1
+                verdict = _look(st, cx, m, me, budget, 0, checked, refuted)
+            if verdict is None and unchecked < 0:
+                unchecked = m
+            if verdict is not False:
                 continue
-            looked += 1
-            if _opponent_wins_after(st, cx, m, me, budget, 0):
-                checked.add(m)
-                refuted.add(m)
-                continue
-            if cx.ctrl[C_STOP]:
-                # the clock, not the budget, ended that look: the move is still unknown
-                if unchecked < 0:
-                    unchecked = m
-                continue
-            checked.add(m)
-        if m == best.move:
-            return best
-        return SearchResult(m, best.score, best.depth, 0, 0.0, [m])
+        return best if m == best.move else _with_move(best, m)
     if unchecked >= 0 and unchecked != best.move:
-        return SearchResult(unchecked, best.score, best.depth, 0, 0.0, [unchecked])
+        return _with_move(best, unchecked)
     return best
 
 
