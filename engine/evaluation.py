@@ -6,8 +6,10 @@ leaf). The side to move gets the larger weights because it moves first: its open
 is one step from an open four, the opponent's is one step from being blocked.
 
 The tables are fitted, not guessed: `gomoku tune GAMES...` (engine.tuning, Texel's method)
-fits the logistic of this evaluation to game results over the positions the leaf scores.
-The shipped tables come from 1036 games (24042 positions: our matches against PentaZen and
+fits the logistic of this evaluation to game results over the positions the leaf scores, and
+`gomoku tune --scores FILE` to a stronger engine's judgement of positions (freestyle's tables,
+below, which play clearly better than the result-fitted ones).
+The common tables come from 1036 games (24042 positions: our matches against PentaZen and
 ourselves, freestyle, standard and renju), `gomoku tune --holdout 0 $(find runs -name '*.sgf')`:
 prediction error (MSE) 0.178 with the earlier hand-set tables, 0.141 fitted. The units stay
 those of the earlier tables (the fit is scaled by their logistic K, ~960), so the search's
@@ -34,10 +36,27 @@ OPP_WEIGHTS = np.array([0, -12, 20, 56, 14, 152, 219, 264, 1003, 635, 0], dtype=
 STANDARD_OWN_WEIGHTS = np.array([0, -9, 41, 55, 67, 204, 302, 323, 4236, 4000, 0], dtype=np.int32)
 STANDARD_OPP_WEIGHTS = np.array([0, -12, 34, 46, 59, 176, 315, 159, 1133, 720, 0], dtype=np.int32)
 
-#: rule id (engine.rules.Rule) -> its own (OWN, OPP) tables; other rules use the common ones
-#: (freestyle's own fit predicted slightly better, MSE 0.1414 -> 0.1391 held out, but played
-#: worse against PentaZen: 23-57 against 30-50 over 80 games, so freestyle keeps the common ones)
-RULE_TABLES = {1: (STANDARD_OWN_WEIGHTS, STANDARD_OPP_WEIGHTS)}
+#: freestyle's tables are distilled from a stronger engine instead of fitted to results: 6000
+#: positions (half from PentaZen's self-play, half from our games against it) labelled with
+#: PentaZen's 200 ms search score turned into a win probability, in
+#: tools/data/pentazen_freestyle_scores.txt.gz (how: that file's header). Game results say
+#: little per position (every position of a game gets the same label); a teacher's score says
+#: what this position is worth. `gomoku tune --holdout 0 --scores
+#: tools/data/pentazen_freestyle_scores.txt.gz` gives these lines; held out (--holdout 0.2) the
+#: fit predicts PentaZen's probabilities with MSE 0.0686, the common tables 0.0783. Against
+#: PentaZen at 50 ms a move (we at 1 s, 60 games each): these tables 17-42-1, a first fit of
+#: the same data (with an intercept: OWN B4F3 3131, OPP F3X2 87, B4F3 1029, F4 685, the other
+#: entries within 16 of these) 20-40 and 28-32; the common tables 14-42-4 and 14-46. So 65-114-1 (36 %)
+#: against 28-88-4 (25 %). At equal time (1 s each) PentaZen still wins 56 of 60, as before.
+#: The common tables' weight on a four-three point (OWN B4F3 3472) survives
+#: the distillation; a double three's weight for the side that just moved (OPP F3X2) falls
+#: from 264 to 52: the side to move usually blocks one of the threes with a gain of tempo.
+FREESTYLE_OWN_WEIGHTS = np.array([0, -1, 19, 70, 77, 166, 330, 347, 3568, 4000, 0], dtype=np.int32)
+FREESTYLE_OPP_WEIGHTS = np.array([0, -4, 21, 59, 44, 127, 329, 52, 1137, 771, 0], dtype=np.int32)
+
+#: rule id (engine.rules.Rule) -> its own (OWN, OPP) tables; renju and caro use the common ones
+RULE_TABLES = {0: (FREESTYLE_OWN_WEIGHTS, FREESTYLE_OPP_WEIGHTS),
+               1: (STANDARD_OWN_WEIGHTS, STANDARD_OPP_WEIGHTS)}
 
 #: centi-stones per evaluation unit when reporting scores
 SCORE_SCALE = 1

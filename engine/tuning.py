@@ -26,6 +26,7 @@ meaning per unit as the old ones.
 """
 from __future__ import annotations
 
+import gzip
 from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
@@ -33,6 +34,7 @@ import numpy as np
 from .board import Board, IllegalMove
 from .core import C_F4, C_FIVE, C_WEAK
 from .records import RESULT_BLACK, RESULT_DRAW, RESULT_WHITE, GameRecord
+from .rules import Rule, parse_rule
 
 #: the classes the evaluation weighs: WEAK .. F4 (NONE and FIVE never count)
 CLASSES = slice(C_WEAK, C_FIVE)
@@ -48,6 +50,20 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- positions
 
+def leaf_row(board: Board) -> Optional[np.ndarray]:
+    """The 18 features of the board's position (counts[me, WEAK..F4] then counts[op,
+    WEAK..F4]), or None where the search decides the position by rule before its leaf
+    evaluation would be asked: the side to move has a five or an open-four cell, or the
+    opponent has a five to complete."""
+    st = board.state
+    me = int(st.meta[5]) - 1
+    op = 1 - me
+    c = st.counts
+    if c[me, C_F4] or c[me, C_FIVE] or c[op, C_FIVE]:
+        return None
+    return np.concatenate([c[me, CLASSES], c[op, CLASSES]]).astype(np.float64)
+
+
 def game_positions(rec: GameRecord, min_ply: int = 6) -> tuple[np.ndarray, np.ndarray]:
     """Features and labels of one finished game (see `extract`); empty if it has no result."""
     labels = _LABELS.get(rec.result)
@@ -61,13 +77,10 @@ def game_positions(rec: GameRecord, min_ply: int = 6) -> tuple[np.ndarray, np.nd
         return np.zeros((0, 2 * NCLS)), np.zeros(0)
     for ply, (x, y) in enumerate(rec.moves):
         if ply >= min_ply:
-            st = board.state
-            me = int(st.meta[5]) - 1
-            op = 1 - me
-            c = st.counts
-            if c[me, C_F4] == 0 and c[me, C_FIVE] == 0 and c[op, C_FIVE] == 0:
-                rows.append(np.concatenate([c[me, CLASSES], c[op, CLASSES]]).astype(np.float64))
-                ys.append(labels[me])
+            row = leaf_row(board)
+            if row is not None:
+                rows.append(row)
+                ys.append(labels[int(board.state.meta[5]) - 1])
         try:
             board.play(x, y)
         except IllegalMove:
@@ -104,6 +117,68 @@ def extract(records: Iterable[GameRecord], min_ply: int = 6,
     if not xs:
         return np.zeros((0, 2 * NCLS)), np.zeros(0), np.zeros(0, dtype=np.int64)
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
+
+
+def load_scored(path: str) -> tuple[Rule, np.ndarray, np.ndarray, np.ndarray]:
+    """Positions labelled by a teacher engine, as training data (`gomoku tune --scores`).
+
+    Game results label every position of a game alike, so most of their signal is noise;
+    a stronger engine's judgement of each position is a far denser label (distillation).
+    The file (plain text, or gzip when the name ends in .gz) starts with a header
+    `# scored positions: rule RULE size W[xH]`; every other line that is not blank or a
+    `#` comment is `GAME P x,y x,y ...`: the moves from the empty board, and P in [0, 1],
+    the teacher's probability that the side to move after them wins. GAME names the game
+    the position came from, so that holdout splits keep a game's positions together.
+    Positions the leaf evaluation never scores (see `leaf_row`) are skipped.
+
+    Returns the rule, X float64[n, 18], y float64[n] and game_index int[n]; a malformed
+    file raises ValueError naming the line.
+    """
+    opener = gzip.open if str(path).endswith(".gz") else open
+    rule: Optional[Rule] = None
+    size = (0, 0)
+    xs, ys, gs = [], [], []
+    games: dict[str, int] = {}
+    with opener(path, "rt") as fh:
+        for lineno, line in enumerate(fh, 1):
+            text = line.strip()
+            if rule is None:
+                head = text.lstrip("#").replace(":", " ").split()
+                try:
+                    if head[:2] != ["scored", "positions"] or head[2] != "rule" or head[4] != "size":
+                        raise ValueError
+                    rule = parse_rule(head[3])
+                    w, _, h = head[5].partition("x")
+                    size = (int(w), int(h or w))
+                    Board(size[0], size[1], rule=rule)
+                except (ValueError, IndexError):
+                    raise ValueError(f"{path}:{lineno}: the first line must be "
+                                     f"'# scored positions: rule RULE size W[xH]'") from None
+                continue
+            if not text or text.startswith("#"):
+                continue
+            parts = text.split()
+            try:
+                p = float(parts[1])
+                if not 0.0 <= p <= 1.0:
+                    raise ValueError
+                moves = [tuple(int(v) for v in m.split(",")) for m in parts[2:]]
+                board = Board(size[0], size[1], rule=rule)
+                for x, y in moves:
+                    board.play(x, y)
+            except (ValueError, IndexError, IllegalMove):
+                raise ValueError(f"{path}:{lineno}: not 'GAME P x,y x,y ...' with P in [0, 1] "
+                                 f"and legal moves") from None
+            row = leaf_row(board)
+            if row is not None:
+                xs.append(row)
+                ys.append(p)
+                gs.append(games.setdefault(parts[0], len(games)))
+    if rule is None:
+        raise ValueError(f"{path}: empty file")
+    if not xs:
+        return rule, np.zeros((0, 2 * NCLS)), np.zeros(0), np.zeros(0, dtype=np.int64)
+    return rule, np.array(xs), np.array(ys), np.array(gs, dtype=np.int64)
 
 
 def split_by_game(game_index: np.ndarray, holdout: float, seed: int = 0) -> np.ndarray:

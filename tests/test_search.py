@@ -247,7 +247,8 @@ def test_iterative_vct_probe_finds_the_short_attack():
 def test_search_uses_the_rules_evaluation_tables():
     from gomoku.engine import evaluation, search
     for rule, own in [(Rule.STANDARD, evaluation.STANDARD_OWN_WEIGHTS),
-                      (Rule.FREESTYLE, evaluation.OWN_WEIGHTS), (Rule.STANDARD, evaluation.STANDARD_OWN_WEIGHTS)]:
+                      (Rule.FREESTYLE, evaluation.FREESTYLE_OWN_WEIGHTS), (Rule.RENJU, evaluation.OWN_WEIGHTS),
+                      (Rule.STANDARD, evaluation.STANDARD_OWN_WEIGHTS)]:
         b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8)], rule=rule)
         search.search(b.state, max_depth=2, tt_bytes=1 << 20)
         assert (search.get_ctx(b.state.cells.shape[0], 1 << 20).wown == own).all()

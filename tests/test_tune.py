@@ -187,3 +187,101 @@ def test_tune_cli_one_line_errors(tmp_path, sgf_file):
 def test_tune_is_listed_in_help():
     r = CliRunner().invoke(main, ["--help"])
     assert r.exit_code == 0 and "  tune " in r.output
+
+
+# ----------------------------------------------------------------------------- teacher scores
+
+def _scored_text(lines: list[str], rule: str = "freestyle") -> str:
+    return "\n".join([f"# scored positions: rule {rule} size 15", "# a comment", ""] + lines) + "\n"
+
+
+def test_load_scored_labels_skips_decided_positions_and_groups_by_game(tmp_path):
+    path = tmp_path / "s.txt"
+    five_threat = " ".join(f"{x},{y}" for x, y in WIN_LINE[:6])   # black to move, open-four cell
+    path.write_text(_scored_text([
+        "g1 0.75 7,7 8,8",              # black to move after two stones
+        "g1 0.25 7,7 8,8 9,9",          # white to move
+        f"g2 0.9 {five_threat}",        # decided by rule: skipped
+        "g3 0.5",                       # the empty board
+    ]))
+    rule, X, y, gi = tuning.load_scored(str(path))
+    assert rule == Rule.FREESTYLE
+    assert y.tolist() == [0.75, 0.25, 0.5]
+    assert gi.tolist() == [0, 0, 1]                # games numbered as their rows appear
+    assert X.shape == (3, 18) and X[2, 0] == X[2, 9] == 225
+
+
+def test_load_scored_gzip_matches_plain(tmp_path):
+    import gzip
+    text = _scored_text(["a 0.6 7,7 8,8", "b 0.4 7,7"], rule="standard")
+    (tmp_path / "s.txt").write_text(text)
+    with gzip.open(tmp_path / "s.txt.gz", "wt") as fh:
+        fh.write(text)
+    plain = tuning.load_scored(str(tmp_path / "s.txt"))
+    packed = tuning.load_scored(str(tmp_path / "s.txt.gz"))
+    assert plain[0] == packed[0] == Rule.STANDARD
+    for a, b in zip(plain[1:], packed[1:]):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("lines, where", [
+    (["# rule freestyle size 15", "a 0.5 7,7"], ":1:"),                        # old header
+    ([_scored_text(["a 1.5 7,7"]).rstrip("\n")], ":4:"),                       # P outside [0, 1]
+    ([_scored_text(["a 0.5 7,7 7,7"]).rstrip("\n")], ":4:"),                   # occupied cell
+    ([_scored_text(["a 0.5 7;7"]).rstrip("\n")], ":4:"),                       # not x,y
+    ([_scored_text(["a 0.5 15,3"]).rstrip("\n")], ":4:"),                      # off the board
+])
+def test_load_scored_names_the_bad_line(tmp_path, lines, where):
+    path = tmp_path / "bad.txt"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=where):
+        tuning.load_scored(str(path))
+
+
+def test_tune_cli_distils_a_teachers_scores(tmp_path):
+    """A teacher whose probabilities are the logistic of the current freestyle tables at
+    K = 400: the fit must give those tables back (in their own units), and predict the
+    teacher better than tables fitted to noise would."""
+    own, opp = evaluation.weights(int(Rule.FREESTYLE))
+    lines = []
+    for g, rec in enumerate(_games(60, seed=11)):
+        if rec.rule != Rule.FREESTYLE:
+            continue
+        board = Board(15, rule=rec.rule)
+        for mv in rec.moves:
+            row = tuning.leaf_row(board)
+            if row is not None and board.move_count >= 2:
+                p = 1 / (1 + np.exp(-tuning.evaluate(row[None], own, opp)[0] / 400.0))
+                moves = " ".join(f"{x},{y}" for x, y in board.moves)
+                lines.append(f"game{g} {p:.6f} {moves}")
+            board.play(*mv)
+    path = tmp_path / "teacher.txt"
+    path.write_text(_scored_text(lines))
+
+    r = CliRunner().invoke(main, ["tune", "--scores", str(path), "--holdout", "0.2", "--l2", "1e-6"])
+    assert r.exit_code == 0, r.output
+    out = r.output.splitlines()
+    assert out[0].startswith("games: ") and "holdout" in out[0]
+    cur = next(ln for ln in out if ln.startswith("current tables: K="))
+    assert 300 < float(cur.split("K=")[1].split()[0]) < 530           # the teacher's scale
+    ns: dict = {"np": np}
+    exec(next(ln for ln in out if ln.startswith("OWN_WEIGHTS")) + "\n"
+         + next(ln for ln in out if ln.startswith("OPP_WEIGHTS")), ns)
+    for got, want in ((ns["OWN_WEIGHTS"], own), (ns["OPP_WEIGHTS"], opp)):
+        for k in (C_F3, C_F3 - 2):                  # F3 and B3: common in these games
+            assert abs(int(got[k]) - int(want[k])) <= 0.2 * abs(int(want[k])) + 10, (k, got, want)
+
+
+def test_tune_cli_scores_errors(tmp_path):
+    r = CliRunner().invoke(main, ["tune"])
+    assert r.exit_code != 0 and "give GAMES or --scores FILE" in r.output
+
+    path = tmp_path / "s.txt"
+    path.write_text(_scored_text(["a 0.5 7,7"], rule="renju"))
+    r = CliRunner().invoke(main, ["tune", "--scores", str(path), "--rule", "freestyle"])
+    assert r.exit_code != 0
+    assert r.output.strip().splitlines() == [f"Error: {path} holds renju positions, not freestyle"]
+
+    path.write_text("a 0.5 7,7\n")
+    r = CliRunner().invoke(main, ["tune", "--scores", str(path)])
+    assert r.exit_code != 0 and len(r.output.strip().splitlines()) == 1 and ":1:" in r.output

@@ -1,9 +1,11 @@
-"""`gomoku tune`: Texel-fit the classical evaluation's weight tables to game results.
+"""`gomoku tune`: fit the classical evaluation's weight tables to game results (Texel) or to a
+teacher engine's scores (distillation).
 
-Reads SGF collections and .psq games, replays them (engine.tuning.extract), fits the
-logistic model on a share of the games, reports how well the current and the fitted
-tables predict the results on both shares, and prints the fitted tables as lines to paste
-into engine/evaluation.py.
+Reads SGF collections and .psq games, replays them (engine.tuning.extract), and/or files of
+positions a stronger engine has scored (engine.tuning.load_scored); fits the logistic model
+on a share of the games, reports how well the current and the fitted tables predict the
+labels on both shares, and prints the fitted tables as lines to paste into
+engine/evaluation.py.
 """
 from __future__ import annotations
 
@@ -27,8 +29,16 @@ def _load(paths: tuple[str, ...], rule):
     return recs
 
 
+def _next_group(groups) -> int:
+    """First game index not used by the groups so far (each source numbers its games from 0)."""
+    return max((int(g.max()) + 1 for g in groups if len(g)), default=0)
+
+
 @click.command()
-@click.argument("games", nargs=-1, required=True, metavar="GAMES...")
+@click.argument("games", nargs=-1, metavar="[GAMES]...")
+@click.option("--scores", "score_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Positions labelled by a teacher engine (format: engine.tuning.load_scored; "
+                   "repeatable), instead of or besides GAMES.")
 @click.option("--min-ply", type=click.IntRange(min=0), default=6, show_default=True,
               help="Skip the first N plies of each game (opening moves say little about the weights).")
 @click.option("--rule", "rule_text", default=None,
@@ -40,13 +50,15 @@ def _load(paths: tuple[str, ...], rule):
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the holdout split.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar over games (default: when stderr is a terminal).")
-def tune(games: tuple[str, ...], min_ply: int, rule_text: Optional[str], l2: float, holdout: float,
-         seed: int, progress: Optional[bool]) -> None:
-    """Fit the evaluation weights (OWN/OPP tables) to the results of GAMES (.sgf, .psq).
+def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rule_text: Optional[str],
+         l2: float, holdout: float, seed: int, progress: Optional[bool]) -> None:
+    """Fit the evaluation weights (OWN/OPP tables) to the results of GAMES (.sgf, .psq) or to
+    the teacher's scores in --scores files.
 
     Texel tuning: each position from --min-ply on that the search's leaf evaluation scores
     is labelled with the game's result for the side to move, and the logistic of the
-    evaluation is fitted to those labels. Prints the error of the current tables, the
+    evaluation is fitted to those labels. A --scores position is labelled with the
+    teacher's win probability instead (--min-ply does not apply: the file chose them). Prints the error of the current tables, the
     error of the fit on the training and held-out games, and the fitted tables ready to
     paste into engine/evaluation.py.
     """
@@ -64,6 +76,22 @@ def tune(games: tuple[str, ...], min_ply: int, rule_text: Optional[str], l2: flo
         except ValueError as exc:
             raise click.ClickException(str(exc)) from None
 
+    if not games and not score_files:
+        raise click.UsageError("give GAMES or --scores FILE")
+    Xs, ys, gis = [], [], []
+    for path in score_files:
+        try:
+            file_rule, X, y, gi = tuning.load_scored(path)
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+        if rule is None:
+            rule = file_rule
+        elif file_rule != rule:
+            raise click.ClickException(f"{path} holds {file_rule.label} positions, not {rule.label}")
+        Xs.append(X)
+        ys.append(y)
+        gis.append(gi + _next_group(gis))
+
     recs = _load(games, rule)
     if rule is not None:
         recs = [r for r in recs if r.rule == rule]
@@ -76,12 +104,16 @@ def tune(games: tuple[str, ...], min_ply: int, rule_text: Optional[str], l2: flo
     with bar:
         task = bar.add_task("games", total=len(finished))
         X, y, gi = tuning.extract(finished, min_ply=min_ply, on_game=lambda _r: bar.advance(task))
+    Xs.append(X)
+    ys.append(y)
+    gis.append(gi + _next_group(gis))
+    X, y, gi = np.concatenate(Xs), np.concatenate(ys), np.concatenate(gis)
 
     n_games = len(np.unique(gi))
     if len(y) < MIN_POSITIONS:
         raise click.ClickException(
-            f"only {len(y)} positions from {n_games} games with a result (of {len(recs)} read); "
-            f"need at least {MIN_POSITIONS}: give more games or a lower --min-ply")
+            f"only {len(y)} positions from {n_games} games with a result (of {len(recs) + len(score_files)} "
+            f"read); need at least {MIN_POSITIONS}: give more games or a lower --min-ply")
 
     train = tuning.split_by_game(gi, holdout, seed)
     test = ~train
@@ -104,7 +136,7 @@ def tune(games: tuple[str, ...], min_ply: int, rule_text: Optional[str], l2: flo
     click.echo(f"games: {n_games} used (train {g_train}, holdout {n_games - g_train})"
                + (f", {skipped} without a result skipped" if skipped else ""))
     click.echo(f"positions: {len(y)} (train {int(train.sum())}, holdout {int(test.sum())}), "
-               f"from ply {min_ply}, mean result for the side to move {np.mean(y):.3f}")
+               f"from ply {min_ply}, mean label for the side to move {np.mean(y):.3f}")
     click.echo(f"current tables: K={k_now:.1f}  {errors(own_now, opp_now, k_now)}")
     click.echo(f"fitted tables:  K={k_now:.1f}  {errors(own_fit, opp_fit, k_now)}  (own best K={k_fit:.1f})")
     fitted_on = f"the {g_train} training games" if test.any() else f"all {g_train} games"
