@@ -29,12 +29,16 @@ OWN_WEIGHTS = np.array([0, -9, 29, 61, 18, 177, 209, 523, 3472, 4000, 0], dtype=
 #: weight per empty cell of each class, for the side that just moved (subtracted)
 OPP_WEIGHTS = np.array([0, -12, 20, 56, 14, 152, 219, 264, 1003, 635, 0], dtype=np.int32)
 
-#: standard (exactly five) has tables of its own: fitted on its 620 games alone they predict
-#: held-out results better (MSE 0.150 -> 0.144, `gomoku tune --rule standard`): a double three
-#: is worth less where an overline can spoil a five, a closed four's point more. Against
-#: PentaZen at 1 s/move: 27-53 over 80 games, against 19-61 with the common tables
-STANDARD_OWN_WEIGHTS = np.array([0, -9, 41, 55, 67, 204, 302, 323, 4236, 4000, 0], dtype=np.int32)
-STANDARD_OPP_WEIGHTS = np.array([0, -12, 34, 46, 59, 176, 315, 159, 1133, 720, 0], dtype=np.int32)
+#: standard (exactly five) has tables of its own, distilled like freestyle's (below) from
+#: tools/data/pentazen_standard_scores.txt.gz: 6000 positions, half from PentaZen's standard
+#: self-play, half from our standard games against it. `gomoku tune --holdout 0 --scores
+#: tools/data/pentazen_standard_scores.txt.gz` gives these lines; held out, MSE against the
+#: teacher 0.0790, the result-fitted standard tables before them 0.0939. Against PentaZen at
+#: 50 ms a move (we at 1 s, 60 games each): 20-39-1, the result-fitted tables 12-47-1.
+#: (Those result-fitted tables, from 620 standard games, had beaten the common tables at
+#: 1 s/move, 27-53 against 19-61 over 80 games, on an older opening set.)
+STANDARD_OWN_WEIGHTS = np.array([0, 3, 15, 75, 62, 140, 352, 141, 3107, 4000, 0], dtype=np.int32)
+STANDARD_OPP_WEIGHTS = np.array([0, 1, 7, 69, 57, 98, 329, 114, 960, 833, 0], dtype=np.int32)
 
 #: freestyle's tables are distilled from a stronger engine instead of fitted to results: 6000
 #: positions (half from PentaZen's self-play, half from our games against it) labelled with

@@ -285,3 +285,18 @@ def test_tune_cli_scores_errors(tmp_path):
     path.write_text("a 0.5 7,7\n")
     r = CliRunner().invoke(main, ["tune", "--scores", str(path)])
     assert r.exit_code != 0 and len(r.output.strip().splitlines()) == 1 and ":1:" in r.output
+
+
+@pytest.mark.parametrize("rule, own, opp", [
+    ("freestyle", evaluation.FREESTYLE_OWN_WEIGHTS, evaluation.FREESTYLE_OPP_WEIGHTS),
+    ("standard", evaluation.STANDARD_OWN_WEIGHTS, evaluation.STANDARD_OPP_WEIGHTS),
+])
+def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, own, opp):
+    """The distilled tables in engine/evaluation.py are reproducible from the repository."""
+    import pathlib
+    data = pathlib.Path(__file__).resolve().parent.parent / "tools" / "data" / f"pentazen_{rule}_scores.txt.gz"
+    r = CliRunner().invoke(main, ["tune", "--scores", str(data), "--holdout", "0"])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("games: ") and "positions: 6000" in r.output
+    assert tuning.table_line("OWN_WEIGHTS", own) in r.output.splitlines()
+    assert tuning.table_line("OPP_WEIGHTS", opp) in r.output.splitlines()
