@@ -282,6 +282,11 @@ def test_tune_cli_scores_errors(tmp_path):
     assert r.exit_code != 0
     assert r.output.strip().splitlines() == [f"Error: {path} holds renju positions, not freestyle"]
 
+    path.write_text(_scored_text(["a 0.5 7,7", "b 0.5"]))
+    r = CliRunner().invoke(main, ["tune", "--scores", str(path)])
+    assert r.exit_code != 0 and len(r.output.strip().splitlines()) == 1
+    assert "only 2 positions" in r.output and "1 score files" in r.output and "need at least 200" in r.output
+
     path.write_text("a 0.5 7,7\n")
     r = CliRunner().invoke(main, ["tune", "--scores", str(path)])
     assert r.exit_code != 0 and len(r.output.strip().splitlines()) == 1 and ":1:" in r.output

@@ -58,9 +58,9 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     Texel tuning: each position from --min-ply on that the search's leaf evaluation scores
     is labelled with the game's result for the side to move, and the logistic of the
     evaluation is fitted to those labels. A --scores position is labelled with the
-    teacher's win probability instead (--min-ply does not apply: the file chose them). Prints the error of the current tables, the
-    error of the fit on the training and held-out games, and the fitted tables ready to
-    paste into engine/evaluation.py.
+    teacher's win probability instead (--min-ply does not apply: the file chose them).
+    Prints the error of the current tables, the error of the fit on the training and
+    held-out games, and the fitted tables ready to paste into engine/evaluation.py.
     """
     import numpy as np
     from rich.console import Console
@@ -112,8 +112,9 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     n_games = len(np.unique(gi))
     if len(y) < MIN_POSITIONS:
         raise click.ClickException(
-            f"only {len(y)} positions from {n_games} games with a result (of {len(recs) + len(score_files)} "
-            f"read); need at least {MIN_POSITIONS}: give more games or a lower --min-ply")
+            f"only {len(y)} positions from {n_games} games with a result (of {len(recs)} read"
+            + (f", and {len(score_files)} score files" if score_files else "")
+            + f"); need at least {MIN_POSITIONS}: give more games or a lower --min-ply")
 
     train = tuning.split_by_game(gi, holdout, seed)
     test = ~train
