@@ -48,10 +48,12 @@ STANDARD_OPP_WEIGHTS = np.array([0, 1, 7, 69, 57, 98, 329, 114, 960, 833, 0], dt
 #: what this position is worth. `gomoku tune --holdout 0 --scores
 #: tools/data/pentazen_freestyle_scores.txt.gz` gives these lines; held out (--holdout 0.2) the
 #: fit predicts PentaZen's probabilities with MSE 0.0686, the common tables 0.0783. Against
-#: PentaZen at 50 ms a move (we at 1 s, 60 games each): these tables 17-42-1, a first fit of
-#: the same data (with an intercept: OWN B4F3 3131, OPP F3X2 87, B4F3 1029, F4 685, the other
-#: entries within 16 of these) 20-40 and 28-32; the common tables 14-42-4 and 14-46. So 65-114-1 (36 %)
-#: against 28-88-4 (25 %). At equal time (1 s each) PentaZen still wins 56 of 60, as before.
+#: PentaZen at 50 ms a move (we at 1 s, 60 games each): these tables 17-42-1 and 18-41-1, a
+#: first fit of the same data (with an intercept: OWN B4F3 3131, OPP F3X2 87, B4F3 1029, F4 685,
+#: the other entries within 16 of these) 20-40 and 28-32; the common tables 14-42-4 and 14-46.
+#: So 83-155-2 (35 %) against 28-88-4 (25 %); these tables alone 35-83-2 (30 %). In self-play
+#: at 0.3 s/move these tables beat the common ones 72-27-1. At equal time (1 s each) PentaZen
+#: still wins 56 of 60, as before.
 #: The common tables' weight on a four-three point (OWN B4F3 3472) survives
 #: the distillation; a double three's weight for the side that just moved (OPP F3X2) falls
 #: from 264 to 52: the side to move usually blocks one of the threes with a gain of tempo.
