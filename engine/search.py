@@ -13,14 +13,14 @@ search (one ply of reduction, width 16, no static pruning): 60-40, with depth 9 
 tenth of the nodes. Leaves run a short VCF probe for the side to move before the pattern
 evaluation (engine.evaluation).
 
-The Python driver (`search`) adds what is per move rather than per node: VCF/VCT probes
-at the root for both sides (a found win is played at once; an opponent VCF restricts the
-root to moves that refute it), a check of the move chosen (a df-pn VCT for the opponent after
+The Python driver (`search`) adds what is per move rather than per node: VCF/VCT probes at
+the root for both sides (a found win is played at once; an opponent VCF restricts the root
+to moves that refute it), a check of the move chosen (a df-pn VCT for the opponent after
 it: a refuted move is dropped and the depth searched again), aspiration windows, and the
-clock. Time never enters the
-jitted code: a watcher thread sets ctrl[C_STOP] at the deadline or when `stop` is set, and
-the nogil search polls it every node. Under a node or depth limit (and no time limit) the
-result depends only on the position: every search starts with cleared tables.
+clock. Time never enters the jitted code: a watcher thread sets ctrl[C_STOP] at the
+deadline or when `stop` is set, and the nogil search polls it every node. Under a node or
+depth limit (and no time limit) the result depends only on the position: every search
+starts with cleared tables.
 """
 from __future__ import annotations
 

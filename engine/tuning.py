@@ -1,4 +1,4 @@
-"""Texel tuning: fit the classical evaluation's weight tables to game results.
+"""Fit the classical evaluation's weight tables to game results (Texel) or to a teacher's scores.
 
 The leaf evaluation (engine.search, tables in engine.evaluation) is linear in the class
 counts the board core keeps: from the side to move's view
@@ -12,6 +12,8 @@ results: every position of a finished game is labelled with that game's outcome 
 thousands. Because the evaluation is linear in the counts this is plain logistic
 regression, so Newton's method converges in a handful of steps and needs only numpy;
 `gomoku tune` runs it so that the shipped tables can be reproduced from a set of games.
+The same fit takes soft labels: a stronger engine's win probability for each position
+(`load_scored`, `gomoku tune --scores`), which says far more per position than a result.
 
 Only positions the leaf evaluation actually scores are used: when the side to move has a
 five or an open four (class F4) or the opponent has a five to complete, the search decides
@@ -119,6 +121,24 @@ def extract(records: Iterable[GameRecord], min_ply: int = 6,
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
 
 
+def _scored_header(path: str, line: Optional[str]) -> tuple[Rule, int, int]:
+    """Rule, width and height from a scored-positions file's first line."""
+    if line is None:
+        raise ValueError(f"{path}: empty file")
+    head = line.strip().lstrip("#").replace(":", " ").split()
+    try:
+        if head[:2] != ["scored", "positions"] or head[2] != "rule" or head[4] != "size":
+            raise ValueError
+        rule = parse_rule(head[3])
+        w, _, h = head[5].partition("x")
+        width, height = int(w), int(h or w)
+        Board(width, height, rule=rule)          # a size the core supports
+    except (ValueError, IndexError):
+        raise ValueError(f"{path}:1: the first line must be "
+                         f"'# scored positions: rule RULE size W[xH]'") from None
+    return rule, width, height
+
+
 def load_scored(path: str) -> tuple[Rule, np.ndarray, np.ndarray, np.ndarray]:
     """Positions labelled by a teacher engine, as training data (`gomoku tune --scores`).
 
@@ -135,36 +155,21 @@ def load_scored(path: str) -> tuple[Rule, np.ndarray, np.ndarray, np.ndarray]:
     file raises ValueError naming the line.
     """
     opener = gzip.open if str(path).endswith(".gz") else open
-    rule: Optional[Rule] = None
-    size = (0, 0)
     xs, ys, gs = [], [], []
     games: dict[str, int] = {}
     with opener(path, "rt") as fh:
-        for lineno, line in enumerate(fh, 1):
-            text = line.strip()
-            if rule is None:
-                head = text.lstrip("#").replace(":", " ").split()
-                try:
-                    if head[:2] != ["scored", "positions"] or head[2] != "rule" or head[4] != "size":
-                        raise ValueError
-                    rule = parse_rule(head[3])
-                    w, _, h = head[5].partition("x")
-                    size = (int(w), int(h or w))
-                    Board(size[0], size[1], rule=rule)
-                except (ValueError, IndexError):
-                    raise ValueError(f"{path}:{lineno}: the first line must be "
-                                     f"'# scored positions: rule RULE size W[xH]'") from None
+        rule, width, height = _scored_header(path, next(fh, None))
+        for lineno, line in enumerate(fh, 2):
+            parts = line.split()
+            if not parts or parts[0].startswith("#"):
                 continue
-            if not text or text.startswith("#"):
-                continue
-            parts = text.split()
             try:
                 p = float(parts[1])
                 if not 0.0 <= p <= 1.0:
                     raise ValueError
-                moves = [tuple(int(v) for v in m.split(",")) for m in parts[2:]]
-                board = Board(size[0], size[1], rule=rule)
-                for x, y in moves:
+                board = Board(width, height, rule=rule)
+                for m in parts[2:]:
+                    x, y = (int(v) for v in m.split(","))
                     board.play(x, y)
             except (ValueError, IndexError, IllegalMove):
                 raise ValueError(f"{path}:{lineno}: not 'GAME P x,y x,y ...' with P in [0, 1] "
@@ -174,11 +179,8 @@ def load_scored(path: str) -> tuple[Rule, np.ndarray, np.ndarray, np.ndarray]:
                 xs.append(row)
                 ys.append(p)
                 gs.append(games.setdefault(parts[0], len(games)))
-    if rule is None:
-        raise ValueError(f"{path}: empty file")
-    if not xs:
-        return rule, np.zeros((0, 2 * NCLS)), np.zeros(0), np.zeros(0, dtype=np.int64)
-    return rule, np.array(xs), np.array(ys), np.array(gs, dtype=np.int64)
+    return (rule, np.array(xs, dtype=np.float64).reshape(-1, 2 * NCLS), np.array(ys, dtype=np.float64),
+            np.array(gs, dtype=np.int64))
 
 
 def split_by_game(game_index: np.ndarray, holdout: float, seed: int = 0) -> np.ndarray:

@@ -224,16 +224,16 @@ def test_load_scored_gzip_matches_plain(tmp_path):
         assert np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("lines, where", [
-    (["# rule freestyle size 15", "a 0.5 7,7"], ":1:"),                        # old header
-    ([_scored_text(["a 1.5 7,7"]).rstrip("\n")], ":4:"),                       # P outside [0, 1]
-    ([_scored_text(["a 0.5 7,7 7,7"]).rstrip("\n")], ":4:"),                   # occupied cell
-    ([_scored_text(["a 0.5 7;7"]).rstrip("\n")], ":4:"),                       # not x,y
-    ([_scored_text(["a 0.5 15,3"]).rstrip("\n")], ":4:"),                      # off the board
+@pytest.mark.parametrize("text, where", [
+    ("# rule freestyle size 15\na 0.5 7,7\n", ":1:"),      # old header
+    (_scored_text(["a 1.5 7,7"]), ":4:"),                   # P outside [0, 1]
+    (_scored_text(["a 0.5 7,7 7,7"]), ":4:"),               # occupied cell
+    (_scored_text(["a 0.5 7;7"]), ":4:"),                   # not x,y
+    (_scored_text(["a 0.5 15,3"]), ":4:"),                  # off the board
 ])
-def test_load_scored_names_the_bad_line(tmp_path, lines, where):
+def test_load_scored_names_the_bad_line(tmp_path, text, where):
     path = tmp_path / "bad.txt"
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text(text)
     with pytest.raises(ValueError, match=where):
         tuning.load_scored(str(path))
 
