@@ -3,14 +3,14 @@
 Per node (all in numba, no Python objects): win/loss detection from the incremental class
 counts, a transposition table, forced-move generation (block a five; against an open three
 or a four-four point: block it or counter with a four), otherwise every empty cell within
-two of a stone, ordered by TT move, pattern scores, killers and history. Quiet moves (no
-three or four made, no four stopped) are where the depth comes from: late ones are searched
-shallower by a log(depth) x log(move number) reduction (re-searched when they beat alpha),
-only the first few are searched at all (fewer where no three or four is on the board), and
-near the leaves futility, reverse futility and razoring cut on the static evaluation, unless
-the opponent has a three or four to answer. Self-play at 0.3 s/move against the previous
-search (one ply of reduction, width 16, no static pruning): 60-40, with depth 9 costing a
-tenth of the nodes. Leaves run a short VCF probe for the side to move before the pattern
+two of a stone, ordered by TT move, pattern scores, killers and history. Depth comes from
+selectivity: late moves are searched shallower by a log(depth) x log(move number) reduction
+(re-searched when they beat alpha), only the first few are searched at all (fewer where no
+three or four is on the board; at the root and its replies the quota counts quiet moves
+only, below them every move: LATE_MOVE_PLY), and near the leaves futility, reverse futility
+and razoring cut on the static evaluation, unless the opponent has a three or four to
+answer. Self-play at 0.3 s/move against the previous search (one ply of reduction, width
+16, no static pruning): 60-40, with depth 9 costing a tenth of the nodes. Leaves run a short VCF probe for the side to move before the pattern
 evaluation (engine.evaluation).
 
 The Python driver (`search`) adds what is per move rather than per node: VCF/VCT probes at
@@ -61,7 +61,7 @@ ITER_GROWTH_MIN, ITER_GROWTH_MAX = 1.5, 6.0
 
 
 def _lmr_table() -> np.ndarray:
-    """Plies a late quiet move is searched shallower, by [depth, moves searched before it]:
+    """Plies a late move is searched shallower, by [depth, moves searched before it]:
     the usual log-log shape (deeper nodes and later moves are cut more)."""
     t = np.zeros((32, 64), dtype=np.int64)
     for d in range(1, 32):
@@ -88,10 +88,20 @@ def _move_counts(cap: int, a: float, b: float) -> np.ndarray:
                     dtype=np.int64)
 
 
-#: quiet moves searched per node by remaining depth, where neither side has a three or a four
-#: on the board (few moves matter there) and elsewhere
+#: moves searched per node by remaining depth, where neither side has a three or a four on
+#: the board (few moves matter there) and elsewhere; at the root and its replies only quiet
+#: moves are counted
 MOVE_COUNT_QUIET = _move_counts(8, 5.0, 2.0)
 MOVE_COUNT_NOISY = _move_counts(16, 15.0, 12.0)
+#: from this ply on, the move counts cap every move, threes and fours too (late moves of any
+#: kind are searched shallower at every ply), as PentaZen does (its search reaches 16-20 plies in a
+#: second where ours reached 9-13). Threats are what most moves make in a sharp position, so
+#: counting only quiet moves left those nodes almost unpruned. The cap also holds where every
+#: move searched so far loses: a defence ranked that low rarely exists, and looking for it
+#: made each node of a lost line cost a full-width search. Self-play at 0.3 s/move against
+#: the quiet-only cap: 38-21-1; PentaZen's announced wins (245 positions from our games)
+#: proven in 0.5 s: 139 against 78.
+LATE_MOVE_PLY = 2
 
 _SIDE = np.array([0x0123456789ABCDEF, 0x7EDCBA9876543210], dtype=np.uint64)
 
@@ -408,9 +418,14 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     k1 = cx.killers[ply, 1]
     mvs = cx.moves[ply]
     vls = cx.vals[ply]
+    # below the root's replies every kind of move counts towards the node's quota, and the
+    # quota holds even where every move so far loses (see LATE_MOVE_PLY)
+    capped = prune and ply >= LATE_MOVE_PLY
     t = -1
     while t + 1 < nall:
         t += 1
+        if capped and searched >= mcount:
+            break
         # past the width: threats and blocks still, quiet moves only while every move so far
         # loses (a lone defence can rank low: freestyle game 8 vs PentaZen, a false proven win;
         # an attacking three ranked below 16 hid a three-then-double-three loss in standard game 1).
@@ -425,7 +440,6 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
                 break
         pick_move(mvs, vls, t, nall)
         m = np.int64(mvs[t])
-        quiet = _quiet(st.cls, cx.params, me, m, ttmove, k0, k1)
         if renju_black and is_foul(st, np.int64(1), m):
             continue
         make_move(st, m)
@@ -433,7 +447,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
             v = -pvs(st, cx, newdepth, ply + 1, -beta, -alpha)
         else:
             red = 0
-            if cx.params[P_LMR] != 0 and searched >= 2 and depth >= 2 and quiet and not forced:
+            if cx.params[P_LMR] != 0 and searched >= 2 and depth >= 2 and not forced:
                 red = LMR[min(depth, 31), min(searched, 63)]
                 if pvnode and red > 0:
                     red -= 1
