@@ -48,6 +48,7 @@ C_EXTERNAL = 5            # ctrl slot: the stop came from the clock / stop event
 
 # params slots
 P_LEAF_VCF, P_WIDTH, P_LMR, P_PRUNE = 0, 1, 2, 3
+P_LATE_PLY = 4            # LATE_MOVE_PLY
 P_RAISED = 5              # out: last root move that raised alpha in root_search (-1: none)
 P_CALM_OWN, P_CALM_OPP = 6, 7
 
@@ -96,11 +97,11 @@ MOVE_COUNT_NOISY = _move_counts(16, 15.0, 12.0)
 #: from this ply on, the move counts cap every move, threes and fours too (late moves of any
 #: kind are searched shallower at every ply), as PentaZen does (its search reaches 16-20 plies in a
 #: second where ours reached 9-13). Threats are what most moves make in a sharp position, so
-#: counting only quiet moves left those nodes almost unpruned. The cap also holds where every
-#: move searched so far loses: a defence ranked that low rarely exists, and looking for it
-#: made each node of a lost line cost a full-width search. Self-play at 0.3 s/move against
-#: the quiet-only cap: 38-21-1; PentaZen's announced wins (245 positions from our games)
-#: proven in 0.5 s: 139 against 78.
+#: counting only quiet moves left those nodes almost unpruned. Self-play at 0.3 s/move
+#: against the quiet-only cap: 38-21-1; PentaZen's announced wins (245 positions from our
+#: games against it) proven in 0.5 s: 104 against 78. Where every move searched so far loses,
+#: the search goes on past the quota (a lone defence can rank low): capping those nodes too
+#: proved 139 of the 245 but lost 40-59-1 in self-play to this.
 LATE_MOVE_PLY = 2
 
 _SIDE = np.array([0x0123456789ABCDEF, 0x7EDCBA9876543210], dtype=np.uint64)
@@ -137,6 +138,7 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     params[P_WIDTH] = 16
     params[P_LMR] = 1
     params[P_PRUNE] = 1
+    params[P_LATE_PLY] = LATE_MOVE_PLY
     params[P_CALM_OWN] = core.C_F3      # quiet moves make less than an open three ...
     params[P_CALM_OPP] = core.C_B4      # ... and stop less than a four
     return SearchCtx(
@@ -418,13 +420,12 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     k1 = cx.killers[ply, 1]
     mvs = cx.moves[ply]
     vls = cx.vals[ply]
-    # below the root's replies every kind of move counts towards the node's quota, and the
-    # quota holds even where every move so far loses (see LATE_MOVE_PLY)
-    capped = prune and ply >= LATE_MOVE_PLY
+    # below the root's replies every kind of move counts towards the node's quota
+    capped = prune and ply >= cx.params[P_LATE_PLY]
     t = -1
     while t + 1 < nall:
         t += 1
-        if capped and searched >= mcount:
+        if capped and searched >= mcount and best > -WIN_MIN:
             break
         # past the width: threats and blocks still, quiet moves only while every move so far
         # loses (a lone defence can rank low: freestyle game 8 vs PentaZen, a false proven win;

@@ -189,7 +189,7 @@ def test_own_five_beats_blocking_the_opponents_five():
 
 
 # game 13 (standard, 1 s/move) against PentaZen, white to move: depth 5 prefers (7, 10); inside
-# iteration 6 (nodes ~2.0k..4.25k) (5, 7) beats it after ~4.15k nodes, and the finished depth 6
+# iteration 6 (nodes ~2.0k..4.6k) (5, 7) beats it after ~4.5k nodes, and the finished depth 6
 # plays it too (node counts with the distilled standard tables and every move capped below ply 2)
 PARTIAL_ITER = [(6, 9), (6, 8), (7, 8), (8, 7), (5, 9), (7, 9), (8, 10), (8, 5), (5, 10), (8, 6),
                 (8, 8), (8, 3), (8, 4)]
@@ -204,7 +204,7 @@ def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
     assert done.depth == 5 and b.coords(done.move) == (7, 10)
     assert deeper.depth == 6 and b.coords(deeper.move) == (5, 7)
     # stopped inside depth 6 after (5, 7) beat the completed (7, 10): play the better move
-    cut = search.search(b.state, node_limit=4_200, threat_probes=False)
+    cut = search.search(b.state, node_limit=4_550, threat_probes=False)
     assert cut.depth == 5 and b.coords(cut.move) == (5, 7)
     # stopped before anything beat the first move: the last completed iteration's move
     early = search.search(b.state, node_limit=3_000, threat_probes=False)
@@ -225,6 +225,28 @@ def test_width_pruning_does_not_invent_a_proven_win():
     b.play(8, 5)
     reply = search.search(b.state, max_depth=6)
     assert b.coords(reply.move) == (9, 5) and abs(reply.score) < search.WIN_MIN
+
+
+# freestyle, from our games against PentaZen at 1 s/move: white to move wins by (8, 6), a
+# threat sequence of 23 plies that PentaZen announced (an exact df-pn, reach 0, proves it in
+# 749 k nodes). Capping every move below the root's replies proves it in ~100 k nodes; the
+# quiet-only cap needs ~400 k, and before that prefers (12, 6)
+LONG_ATTACK = [(7, 6), (9, 6), (8, 5), (7, 5), (7, 9), (6, 7), (8, 7), (9, 8), (8, 8), (8, 9),
+               (9, 7), (10, 6), (7, 10), (7, 8), (6, 10), (5, 11), (9, 10), (8, 10), (8, 11), (11, 6)]
+
+
+def test_move_cap_below_the_root_finds_a_long_attack():
+    from gomoku.engine import search
+    b = Board.from_moves(15, LONG_ATTACK)
+    found = search.search(b.state, node_limit=150_000, threat_probes=False)
+    assert b.coords(found.move) == (8, 6) and found.score > search.WIN_MIN
+    cx = search.get_ctx(b.state.cells.shape[0], search.DEFAULT_TT_BYTES)
+    try:
+        cx.params[search.P_LATE_PLY] = search.MAXPLY     # the quota counts quiet moves only
+        missed = search.search(b.state, node_limit=150_000, threat_probes=False)
+    finally:
+        cx.params[search.P_LATE_PLY] = search.LATE_MOVE_PLY
+    assert missed.score < search.WIN_MIN
 
 
 # standard game 1 against PentaZen (1 s/move), black to move: (9, 9) was played and lost to
