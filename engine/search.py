@@ -10,8 +10,8 @@ three or four is on the board; at the root and its replies the quota counts quie
 only, below them every move: LATE_MOVE_PLY), and near the leaves futility, reverse futility
 and razoring cut on the static evaluation, unless the opponent has a three or four to
 answer. Self-play at 0.3 s/move against the previous search (one ply of reduction, width
-16, no static pruning): 60-40, with depth 9 costing a tenth of the nodes. Leaves run a short VCF probe for the side to move before the pattern
-evaluation (engine.evaluation).
+16, no static pruning): 60-40, with depth 9 costing a tenth of the nodes. Leaves run a
+short VCF probe for the side to move before the pattern evaluation (engine.evaluation).
 
 The Python driver (`search`) adds what is per move rather than per node: VCF/VCT probes at
 the root for both sides (a found win is played at once; an opponent VCF restricts the root
@@ -95,11 +95,12 @@ def _move_counts(cap: int, a: float, b: float) -> np.ndarray:
 MOVE_COUNT_QUIET = _move_counts(8, 5.0, 2.0)
 MOVE_COUNT_NOISY = _move_counts(16, 15.0, 12.0)
 #: from this ply on, the move counts cap every move, threes and fours too (late moves of any
-#: kind are searched shallower at every ply), as PentaZen does (its search reaches 16-20 plies in a
-#: second where ours reached 9-13). Threats are what most moves make in a sharp position, so
-#: counting only quiet moves left those nodes almost unpruned. Self-play at 0.3 s/move
-#: against the quiet-only cap: 38-21-1; PentaZen's announced wins (245 positions from our
-#: games against it) proven in 0.5 s: 104 against 78. Where every move searched so far loses,
+#: kind are searched shallower at every ply), as PentaZen does: its search reaches 12-20
+#: plies in a second where ours reached 9-13 (11-16 now). Threats are what most moves make in
+#: a sharp position, so counting only quiet moves left those nodes almost unpruned. Self-play
+#: against the quiet-only cap: 38-21-1 at 0.3 s/move, 30-30 at 0.5 s; PentaZen's announced
+#: wins (245 positions from our games against it) proven in 0.5 s: 104 against 78; against
+#: PentaZen at 1 s/move 17-143 against 4-116. Where every move searched so far loses,
 #: the search goes on past the quota (a lone defence can rank low): capping those nodes too
 #: proved 139 of the 245 but lost 40-59-1 in self-play to this.
 LATE_MOVE_PLY = 2

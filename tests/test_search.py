@@ -232,7 +232,8 @@ def test_width_pruning_does_not_invent_a_proven_win():
 # 749 k nodes). Capping every move below the root's replies proves it in ~100 k nodes; the
 # quiet-only cap needs ~400 k, and before that prefers (12, 6)
 LONG_ATTACK = [(7, 6), (9, 6), (8, 5), (7, 5), (7, 9), (6, 7), (8, 7), (9, 8), (8, 8), (8, 9),
-               (9, 7), (10, 6), (7, 10), (7, 8), (6, 10), (5, 11), (9, 10), (8, 10), (8, 11), (11, 6)]
+               (9, 7), (10, 6), (7, 10), (7, 8), (6, 10), (5, 11), (9, 10), (8, 10), (8, 11),
+               (11, 6)]
 
 
 def test_move_cap_below_the_root_finds_a_long_attack():
