@@ -303,7 +303,8 @@ def _calm(cls: np.ndarray, params: np.ndarray, me: np.int64, m: np.int64) -> boo
 @njit(cache=True, inline="always")
 def _quiet(cls: np.ndarray, params: np.ndarray, me: np.int64, m: np.int64, ttmove: np.int64,
            k0: np.int64, k1: np.int64) -> bool:
-    """Calm, and no hash or killer move: what reductions and pruning may cut."""
+    """Calm, and no hash or killer move: what the quota at the root and its replies drops
+    (below them the quota takes every move; reductions take late moves of any kind)."""
     return _calm(cls, params, me, m) and m != ttmove and m != k0 and m != k1
 
 

@@ -56,7 +56,9 @@ def leaf_row(board: Board) -> Optional[np.ndarray]:
     """The 18 features of the board's position (counts[me, WEAK..F4] then counts[op,
     WEAK..F4]), or None where the search decides the position by rule before its leaf
     evaluation would be asked: the side to move has a five or an open-four cell, or the
-    opponent has a five to complete."""
+    opponent has a five to complete. (Renju black's and caro's open-four cells are left
+    out too, though the search's leaf does score those: few positions, and the shipped
+    common tables were fitted this way.)"""
     st = board.state
     me = int(st.meta[5]) - 1
     op = 1 - me
