@@ -188,9 +188,10 @@ def test_own_five_beats_blocking_the_opponents_five():
     assert r.info["score"] == "win"
 
 
-# game 13 (standard, 1 s/move) against PentaZen, white to move: depth 5 prefers (7, 10); inside
-# iteration 6 (nodes ~2.0k..4.6k) (5, 7) beats it after ~4.5k nodes, and the finished depth 6
-# plays it too (node counts with the distilled standard tables and every move capped below ply 2)
+# game 13 (standard, 1 s/move) against PentaZen, white to move: depth 7 prefers (7, 10); inside
+# iteration 8 (nodes ~5.0k..11.0k) another move beats it after ~7.8k nodes and (5, 7) after
+# ~8.3k, and the finished depth 8 plays (5, 7) too (node counts with the distilled standard
+# tables, every move capped below ply 2 and the TT's bounds refining the static evaluation)
 PARTIAL_ITER = [(6, 9), (6, 8), (7, 8), (8, 7), (5, 9), (7, 9), (8, 10), (8, 5), (5, 10), (8, 6),
                 (8, 8), (8, 3), (8, 4)]
 
@@ -199,16 +200,16 @@ def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
     from gomoku.engine import search
     b = Board.from_moves(15, PARTIAL_ITER, rule=Rule.STANDARD)
     # the iteration logic alone (no root probes, which can narrow the root moves)
-    done = search.search(b.state, max_depth=5, threat_probes=False)
-    deeper = search.search(b.state, max_depth=6, threat_probes=False)
-    assert done.depth == 5 and b.coords(done.move) == (7, 10)
-    assert deeper.depth == 6 and b.coords(deeper.move) == (5, 7)
-    # stopped inside depth 6 after (5, 7) beat the completed (7, 10): play the better move
-    cut = search.search(b.state, node_limit=4_550, threat_probes=False)
-    assert cut.depth == 5 and b.coords(cut.move) == (5, 7)
+    done = search.search(b.state, max_depth=7, threat_probes=False)
+    deeper = search.search(b.state, max_depth=8, threat_probes=False)
+    assert done.depth == 7 and b.coords(done.move) == (7, 10)
+    assert deeper.depth == 8 and b.coords(deeper.move) == (5, 7)
+    # stopped inside depth 8 after (5, 7) beat the completed (7, 10): play the better move
+    cut = search.search(b.state, node_limit=9_500, threat_probes=False)
+    assert cut.depth == 7 and b.coords(cut.move) == (5, 7)
     # stopped before anything beat the first move: the last completed iteration's move
-    early = search.search(b.state, node_limit=3_000, threat_probes=False)
-    assert early.depth == 5 and b.coords(early.move) == (7, 10)
+    early = search.search(b.state, node_limit=6_000, threat_probes=False)
+    assert early.depth == 7 and b.coords(early.move) == (7, 10)
 
 
 # freestyle game 8 against PentaZen, white to move: depths 5-8 called (8, 5) a proven win
@@ -229,8 +230,8 @@ def test_width_pruning_does_not_invent_a_proven_win():
 
 # freestyle, from our games against PentaZen at 1 s/move: white to move wins by (8, 6), a
 # threat sequence of 23 plies that PentaZen announced (an exact df-pn, reach 0, proves it in
-# 749 k nodes). Capping every move below the root's replies proves it in ~100 k nodes; the
-# quiet-only cap needs ~400 k, and before that prefers (12, 6)
+# 749 k nodes). Capping every move below the root's replies proves it in ~200 k nodes; the
+# quiet-only cap has not at 300 k, and prefers (12, 6)
 LONG_ATTACK = [(7, 6), (9, 6), (8, 5), (7, 5), (7, 9), (6, 7), (8, 7), (9, 8), (8, 8), (8, 9),
                (9, 7), (10, 6), (7, 10), (7, 8), (6, 10), (5, 11), (9, 10), (8, 10), (8, 11),
                (11, 6)]
@@ -239,12 +240,12 @@ LONG_ATTACK = [(7, 6), (9, 6), (8, 5), (7, 5), (7, 9), (6, 7), (8, 7), (9, 8), (
 def test_move_cap_below_the_root_finds_a_long_attack():
     from gomoku.engine import search
     b = Board.from_moves(15, LONG_ATTACK)
-    found = search.search(b.state, node_limit=150_000, threat_probes=False)
+    found = search.search(b.state, node_limit=250_000, threat_probes=False)
     assert b.coords(found.move) == (8, 6) and found.score > search.WIN_MIN
     cx = search.get_ctx(b.state.cells.shape[0], search.DEFAULT_TT_BYTES)
     try:
         cx.params[search.P_LATE_PLY] = search.MAXPLY     # the quota counts quiet moves only
-        missed = search.search(b.state, node_limit=150_000, threat_probes=False)
+        missed = search.search(b.state, node_limit=250_000, threat_probes=False)
     finally:
         cx.params[search.P_LATE_PLY] = search.LATE_MOVE_PLY
     assert missed.score < search.WIN_MIN
@@ -349,3 +350,78 @@ def test_checked_choice_prefers_a_move_known_safe_when_out_of_time():
     got = search._checked_choice(b.state, cx, best, ranked, set(), set(), 0, 200_000)
     assert got.move == lose
     cx.ctrl[th.C_STOP] = 0
+
+
+def _pvs(b: Board, depth: int, ply: int, alpha: int, beta: int, stored=None) -> tuple[int, int]:
+    """Score and node count of one pvs() call on `b` with fresh tables, after storing
+    `stored` = (score, depth, flag) as the position's TT entry (a bound, no move)."""
+    from gomoku.engine import evaluation, search
+    st = b.state
+    cx = search.get_ctx(st.cells.shape[0], search.DEFAULT_TT_BYTES)
+    search.clear_ctx(cx)
+    cx.wown[:], cx.wopp[:] = evaluation.weights(int(b.rule))
+    if stored is not None:
+        key = st.hashv[0] ^ search._SIDE[b.to_move - 1]
+        slot = int(key & np.uint64(cx.tt.shape[0] - 1))
+        score, tdepth, flag = stored
+        if score > search.WIN_MIN:
+            score += ply          # a win is stored counted from the node, as pvs stores it
+        cx.tt[slot, 0] = key
+        cx.tt[slot, 1] = search._tt_pack(np.int64(-1), np.int64(score), np.int64(tdepth), np.int64(flag))
+    i64 = np.int64
+    v = search.pvs(st, cx, i64(depth), i64(ply), i64(alpha), i64(beta))
+    return int(v), int(cx.ctrl[threats.C_NODES])
+
+
+def test_open_three_to_move_wins_without_a_search():
+    from gomoku.engine.search import INF, WIN
+    # black to move with an open three, white with nothing: an open four next, so a win in three
+    b = position([(5, 7), (6, 7), (7, 7)], [])
+    assert _pvs(b, 6, 1, -INF, INF) == (WIN - 1 - 3, 1)
+    # white has a four to complete first: black must block it, so the node is searched
+    b = position([(5, 7), (6, 7), (7, 7), (9, 2)], [(10, 2), (11, 2), (12, 2), (13, 2)])
+    score, nodes = _pvs(b, 6, 1, -INF, INF)
+    assert nodes > 1
+    # renju: black's open-four cell may be a foul, so the search has to look
+    b = position([(5, 7), (6, 7), (7, 7)], [], rule=Rule.RENJU)
+    assert _pvs(b, 6, 1, -INF, INF)[1] > 1
+
+
+def test_a_proven_tt_score_cuts_at_any_depth():
+    from gomoku.engine.search import LOWER, WIN
+    b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
+    # a win stored by a depth-1 search still answers a depth-8 question
+    assert _pvs(b, 8, 2, 0, 1, stored=(WIN - 20, 1, LOWER)) == (WIN - 20, 1)
+    # a heuristic score from depth 1 does not
+    assert _pvs(b, 8, 2, 0, 1, stored=(500, 1, LOWER))[1] > 1
+
+
+def test_a_tt_bound_refines_the_static_evaluation():
+    from gomoku.engine.search import LOWER, UPPER
+    b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
+    # the static evaluation (white to move, about -340) is inside the window: searched
+    assert _pvs(b, 2, 2, -400, -399)[1] > 1
+    # a lower bound of 5000 from a shallower search lifts it past beta: reverse futility cuts
+    assert _pvs(b, 2, 2, -400, -399, stored=(5000, 0, LOWER)) == (5000, 1)
+    # an upper bound above the static evaluation says nothing new
+    assert _pvs(b, 2, 2, -400, -399, stored=(5000, 0, UPPER))[1] > 1
+
+
+# freestyle, black to move, from our games against PentaZen: a VCT of 19 plies whose threes
+# wander more than three rows from the last one. df-pn with reach 5 proves it in ~5 k nodes;
+# reach 3 has not in 300 k
+WANDERING_VCT = [(9, 9), (9, 7), (7, 7), (6, 9), (7, 5), (8, 8), (6, 8), (7, 9), (6, 10), (8, 7),
+                 (8, 6), (5, 9), (4, 9), (9, 5), (9, 6), (10, 6), (11, 5), (10, 7), (11, 7), (10, 8),
+                 (10, 9), (7, 10), (7, 6), (10, 4), (10, 5), (7, 8), (11, 8), (11, 6), (8, 11),
+                 (9, 10), (8, 9), (12, 5), (13, 4), (5, 6), (5, 10), (7, 4), (3, 8), (6, 11), (4, 8),
+                 (6, 7), (5, 7), (4, 5), (3, 4), (6, 6)]
+
+
+def test_root_probe_reaches_a_wandering_vct(monkeypatch):
+    from gomoku.engine import search
+    b = Board.from_moves(15, WANDERING_VCT)
+    res = search.search(b.state, node_limit=60_000)
+    assert res.proven == "vct" and res.score > search.WIN_MIN and res.nodes < 10_000
+    assert b.coords(res.move) == (2, 7)
+    monkeypatch.setattr(search, "PROBE_REACH", 3)
+    assert search.search(b.state, node_limit=60_000).proven != "vct"
