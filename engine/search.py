@@ -351,9 +351,8 @@ def _open_four_next(st: BoardState, me: np.int64) -> bool:
 
 @njit(cache=True, inline="always")
 def _leaf(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
+    """Score of a node the search does not expand (pvs has already asked _open_four_next)."""
     me = st.meta[5] - 1
-    if st.counts[me, 9] > 0 and not _caro(st) and not (me == 0 and st.meta[3] == 2):
-        return WIN - ply - 3          # open four / four-four next, and no five against us
     lv = cx.params[P_LEAF_VCF]
     if lv > 0 and st.counts[me, 8] > 0:
         # only where a four-three is on offer: probing every leaf with a four costs more

@@ -374,7 +374,7 @@ def _pvs(b: Board, depth: int, ply: int, alpha: int, beta: int, stored=None) -> 
 
 
 def test_open_three_to_move_wins_without_a_search():
-    from gomoku.engine.search import INF, WIN
+    from gomoku.engine.search import INF, MAXPLY, WIN, WIN_MIN
     # black to move with an open three, white with nothing: an open four next, so a win in three
     b = position([(5, 7), (6, 7), (7, 7)], [])
     assert _pvs(b, 6, 1, -INF, INF) == (WIN - 1 - 3, 1)
@@ -382,6 +382,8 @@ def test_open_three_to_move_wins_without_a_search():
     b = position([(5, 7), (6, 7), (7, 7), (9, 2)], [(10, 2), (11, 2), (12, 2), (13, 2)])
     score, nodes = _pvs(b, 6, 1, -INF, INF)
     assert nodes > 1
+    # nor is it a win at the ply limit, where the node is scored as a leaf
+    assert _pvs(b, 6, MAXPLY - 2, -INF, INF)[0] < WIN_MIN
     # renju: black's open-four cell may be a foul, so the search has to look
     b = position([(5, 7), (6, 7), (7, 7)], [], rule=Rule.RENJU)
     assert _pvs(b, 6, 1, -INF, INF)[1] > 1
