@@ -427,3 +427,30 @@ def test_root_probe_reaches_a_wandering_vct(monkeypatch):
     assert b.coords(res.move) == (2, 7)
     monkeypatch.setattr(search, "PROBE_REACH", 3)
     assert search.search(b.state, node_limit=60_000).proven != "vct"
+
+
+def test_a_node_clears_its_grandchildren_killers():
+    from gomoku.engine import search
+    from gomoku.engine.search import INF
+    b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
+    cx = search.get_ctx(b.state.cells.shape[0], search.DEFAULT_TT_BYTES)
+    search.clear_ctx(cx)
+    # killers left at ply 4 by another part of the tree; a depth-1 search from ply 2 never
+    # reaches ply 4, so only the node's own clearing can remove them
+    cx.killers[4, :] = (b.index(3, 3), b.index(11, 11))
+    cx.wown[:], cx.wopp[:] = search.evaluation.weights(int(b.rule))
+    i64 = np.int64
+    search.pvs(b.state, cx, i64(1), i64(2), i64(-INF), i64(INF))
+    assert list(cx.killers[4]) == [-1, -1]
+
+
+def test_a_pv_node_credits_its_best_quiet_move_in_the_history():
+    from gomoku.engine import search
+    from gomoku.engine.search import INF
+    b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
+    # a full window at depth 1: the best move raises alpha but cannot cut
+    _pvs(b, 1, 2, -INF, INF)
+    cx = search.get_ctx(b.state.cells.shape[0], search.DEFAULT_TT_BYTES)
+    white = b.to_move - 1
+    assert cx.history[white].sum() == 1 and cx.history[1 - white].sum() == 0
+    assert cx.history[white, cx.pv[2, 2]] == 1
