@@ -189,9 +189,10 @@ def test_own_five_beats_blocking_the_opponents_five():
 
 
 # game 13 (standard, 1 s/move) against PentaZen, white to move: depth 7 prefers (7, 10); inside
-# iteration 8 (nodes ~5.0k..11.0k) another move beats it after ~7.8k nodes and (5, 7) after
-# ~8.3k, and the finished depth 8 plays (5, 7) too (node counts with the distilled standard
-# tables, every move capped below ply 2 and the TT's bounds refining the static evaluation)
+# iteration 8 (nodes ~4.8k..10.7k) another move beats it after ~7.8k nodes and (5, 7) after
+# ~8.2k, and the finished depth 8 plays (5, 7) too (node counts with the distilled standard
+# tables, every move capped below ply 2, the TT's bounds refining the static evaluation and
+# PV nodes credited in the history)
 PARTIAL_ITER = [(6, 9), (6, 8), (7, 8), (8, 7), (5, 9), (7, 9), (8, 10), (8, 5), (5, 10), (8, 6),
                 (8, 8), (8, 3), (8, 4)]
 
@@ -352,14 +353,30 @@ def test_checked_choice_prefers_a_move_known_safe_when_out_of_time():
     cx.ctrl[th.C_STOP] = 0
 
 
+def _fresh_ctx(b: Board):
+    """The search tables pvs() uses for `b`, cleared, with the rule's evaluation weights (as
+    search() prepares them)."""
+    from gomoku.engine import evaluation, search
+    cx = search.get_ctx(b.state.cells.shape[0], search.DEFAULT_TT_BYTES)
+    search.clear_ctx(cx)
+    cx.wown[:], cx.wopp[:] = evaluation.weights(int(b.rule))
+    return cx
+
+
+def _run_pvs(b: Board, cx, depth: int, ply: int, alpha: int, beta: int) -> tuple[int, int]:
+    """Score and node count of one pvs() call on `b` with the tables `cx`."""
+    from gomoku.engine import search
+    i64 = np.int64
+    v = search.pvs(b.state, cx, i64(depth), i64(ply), i64(alpha), i64(beta))
+    return int(v), int(cx.ctrl[threats.C_NODES])
+
+
 def _pvs(b: Board, depth: int, ply: int, alpha: int, beta: int, stored=None) -> tuple[int, int]:
     """Score and node count of one pvs() call on `b` with fresh tables, after storing
     `stored` = (score, depth, flag) as the position's TT entry (a bound, no move)."""
-    from gomoku.engine import evaluation, search
+    from gomoku.engine import search
     st = b.state
-    cx = search.get_ctx(st.cells.shape[0], search.DEFAULT_TT_BYTES)
-    search.clear_ctx(cx)
-    cx.wown[:], cx.wopp[:] = evaluation.weights(int(b.rule))
+    cx = _fresh_ctx(b)
     if stored is not None:
         key = st.hashv[0] ^ search._SIDE[b.to_move - 1]
         slot = int(key & np.uint64(cx.tt.shape[0] - 1))
@@ -368,9 +385,7 @@ def _pvs(b: Board, depth: int, ply: int, alpha: int, beta: int, stored=None) -> 
             score += ply          # a win is stored counted from the node, as pvs stores it
         cx.tt[slot, 0] = key
         cx.tt[slot, 1] = search._tt_pack(np.int64(-1), np.int64(score), np.int64(tdepth), np.int64(flag))
-    i64 = np.int64
-    v = search.pvs(st, cx, i64(depth), i64(ply), i64(alpha), i64(beta))
-    return int(v), int(cx.ctrl[threats.C_NODES])
+    return _run_pvs(b, cx, depth, ply, alpha, beta)
 
 
 def test_open_three_to_move_wins_without_a_search():
@@ -430,27 +445,22 @@ def test_root_probe_reaches_a_wandering_vct(monkeypatch):
 
 
 def test_a_node_clears_its_grandchildren_killers():
-    from gomoku.engine import search
     from gomoku.engine.search import INF
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
-    cx = search.get_ctx(b.state.cells.shape[0], search.DEFAULT_TT_BYTES)
-    search.clear_ctx(cx)
+    cx = _fresh_ctx(b)
     # killers left at ply 4 by another part of the tree; a depth-1 search from ply 2 never
     # reaches ply 4, so only the node's own clearing can remove them
     cx.killers[4, :] = (b.index(3, 3), b.index(11, 11))
-    cx.wown[:], cx.wopp[:] = search.evaluation.weights(int(b.rule))
-    i64 = np.int64
-    search.pvs(b.state, cx, i64(1), i64(2), i64(-INF), i64(INF))
+    _run_pvs(b, cx, 1, 2, -INF, INF)
     assert list(cx.killers[4]) == [-1, -1]
 
 
 def test_a_pv_node_credits_its_best_quiet_move_in_the_history():
-    from gomoku.engine import search
     from gomoku.engine.search import INF
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
+    cx = _fresh_ctx(b)
     # a full window at depth 1: the best move raises alpha but cannot cut
-    _pvs(b, 1, 2, -INF, INF)
-    cx = search.get_ctx(b.state.cells.shape[0], search.DEFAULT_TT_BYTES)
+    _run_pvs(b, cx, 1, 2, -INF, INF)
     white = b.to_move - 1
     assert cx.history[white].sum() == 1 and cx.history[1 - white].sum() == 0
     assert cx.history[white, cx.pv[2, 2]] == 1
