@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .patterns import EMPTY, BLACK, WHITE, WALL, pattern_tables  # noqa: F401
+from .patterns import EMPTY, BLACK, WHITE, WALL, NUM_PATTERNS, pattern_tables  # noqa: F401
 
 PAD = 5
 MIN_SIZE, MAX_SIZE = 5, 22
@@ -28,6 +28,8 @@ META_LEN = 8
 # cell classes from the four line patterns of one colour (weakest to strongest)
 C_NONE, C_WEAK, C_F2, C_B3, C_F2X2, C_F3, C_B4, C_F3X2, C_B4F3, C_F4, C_FIVE = range(11)
 NUM_CLASSES = 11
+#: column of counts[] where the line-pattern counts start
+PATTERN_COUNTS = NUM_CLASSES
 CLASS_NAMES = ("NONE", "WEAK", "F2", "B3", "F2X2", "F3", "B4", "F3X2", "B4F3", "F4", "FIVE")
 
 # move-ordering / evaluation score of a single line pattern (index = pattern id)
@@ -42,7 +44,10 @@ class BoardState(NamedTuple):
     pat: np.ndarray       # uint8[2, 4, N]: line pattern per colour and direction (empty cells)
     cls: np.ndarray       # uint8[2, N]: combined class per colour (empty cells)
     score: np.ndarray     # int32[2, N]: pattern score per colour (empty cells)
-    counts: np.ndarray    # int32[2, NUM_CLASSES]: empty board cells per colour and class
+    counts: np.ndarray    # int32[2, NUM_CLASSES + NUM_PATTERNS]: empty board cells per colour
+                          # and class, then (empty cell, direction) pairs per colour and line
+                          # pattern at PATTERN_COUNTS + pattern (one array, not two: every
+                          # array of this tuple costs each jitted call that passes it)
     near: np.ndarray      # int16[N]: stones within the 5x5 square around the cell
     moves: np.ndarray     # int32[max moves]: cell index of each move played
     span: np.ndarray      # int64[max moves + 1, 2]: cell range holding every cell within two
@@ -72,7 +77,7 @@ def new_state(width: int, height: int, rule: int) -> BoardState:
         pat=np.zeros((2, 4, n), dtype=np.uint8),
         cls=np.zeros((2, n), dtype=np.uint8),
         score=np.zeros((2, n), dtype=np.int32),
-        counts=np.zeros((2, NUM_CLASSES), dtype=np.int32),
+        counts=np.zeros((2, NUM_CLASSES + NUM_PATTERNS), dtype=np.int32),
         near=np.zeros(n, dtype=np.int16),
         moves=np.zeros(width * height + 1, dtype=np.int32),
         span=np.zeros((width * height + 2, 2), dtype=np.int64),
@@ -182,6 +187,8 @@ def _refresh_line(st: BoardState, j: np.int64, d: np.int64) -> None:
         for c in range(2):
             q = (p >> (4 * c)) & 15
             if q != st.pat[c, d, j]:
+                st.counts[c, PATTERN_COUNTS + st.pat[c, d, j]] -= 1
+                st.counts[c, PATTERN_COUNTS + q] += 1
                 st.pat[c, d, j] = q
                 _reclass_colour(st, c, j)
 
@@ -193,6 +200,8 @@ def _refresh_cell(st: BoardState, j: np.int64) -> None:
         p = st.tables[st.keys[d, j]]
         st.pat[0, d, j] = p & 15
         st.pat[1, d, j] = p >> 4
+        st.counts[0, PATTERN_COUNTS + (p & 15)] += 1
+        st.counts[1, PATTERN_COUNTS + (p >> 4)] += 1
     for c in range(2):
         st.counts[c, st.cls[c, j]] += 1    # _reclass_colour moves it to the right class
         _reclass_colour(st, c, j)
@@ -229,6 +238,8 @@ def _set_cell(st: BoardState, idx: np.int64, value: np.int64) -> None:
     if old == 0:
         for c in range(2):
             st.counts[c, st.cls[c, idx]] -= 1
+            for d in range(4):
+                st.counts[c, PATTERN_COUNTS + st.pat[c, d, idx]] -= 1
         st.meta[7] -= 1
     elif value == 0:
         _refresh_cell(st, idx)

@@ -1,9 +1,13 @@
 """Tunable weights of the classical evaluation, in one table.
 
-The evaluation is a weighted count of empty cells by what a stone there would make
-(the core keeps `counts[colour, class]` incrementally, so it costs 20 multiply-adds per
-leaf). The side to move gets the larger weights because it moves first: its open three
-is one step from an open four, the opponent's is one step from being blocked.
+The evaluation is a weighted count of empty cells by what a stone there would make: by the
+cell's class (what the four lines make together: an open three, a four-three ...) and by
+each line's pattern on its own (the core keeps `counts[colour, class]` and
+`counts[colour, PATTERN_COUNTS + pattern]` incrementally, so it costs 36 multiply-adds per leaf). The
+patterns say what the class folds away: how many lines a cell serves and how strong each
+is (a four-three point with an open three behind it, or two blocked threes). The side to
+move gets the larger weights because it moves first: its open three is one step from an
+open four, the opponent's is one step from being blocked.
 
 The tables are fitted, not guessed: `gomoku tune GAMES...` (engine.tuning, Texel's method)
 fits the logistic of this evaluation to game results over the positions the leaf scores, and
@@ -14,14 +18,18 @@ ourselves, freestyle, standard and renju), `gomoku tune --holdout 0 $(find runs 
 prediction error (MSE) 0.178 with the earlier hand-set tables, 0.141 fitted. The units stay
 those of the earlier tables (the fit is scaled by their logistic K, ~960), so the search's
 margins keep their meaning; the weak classes come out slightly negative (noise, harmless).
+They and standard's weigh classes only (fitted with `--no-patterns`; pattern tables zero).
 
 Class order (core.C_*): NONE, WEAK, F2, B3, F2X2, F3, B4, F3X2, B4F3, F4, FIVE.
+Pattern order (patterns.*): DEAD, OL, B1, F1, B2, F2, B3, F3, B4, F4, F5.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import numpy as np
+
+from .patterns import NUM_PATTERNS
 
 #: weight per empty cell of each class, for the side to move (FIVE never reaches the
 #: evaluation, F4 only for renju black and caro: the leaf scores an open four as won)
@@ -31,8 +39,8 @@ OPP_WEIGHTS = np.array([0, -12, 20, 56, 14, 152, 219, 264, 1003, 635, 0], dtype=
 
 #: standard (exactly five) has tables of its own, distilled like freestyle's (below) from
 #: tools/data/pentazen_standard_scores.txt.gz: 6000 positions, half from PentaZen's standard
-#: self-play, half from our standard games against it. `gomoku tune --holdout 0 --scores
-#: tools/data/pentazen_standard_scores.txt.gz` gives these lines; held out, MSE against the
+#: self-play, half from our standard games against it. `gomoku tune --holdout 0 --no-patterns
+#: --scores tools/data/pentazen_standard_scores.txt.gz` gives these lines; held out, MSE against the
 #: teacher 0.0790, the result-fitted standard tables before them 0.0939. Against PentaZen at
 #: 50 ms a move (we at 1 s, 60 games each): 20-39-1, the result-fitted tables 12-47-1.
 #: (Those result-fitted tables, from 620 standard games, had beaten the common tables at
@@ -40,35 +48,62 @@ OPP_WEIGHTS = np.array([0, -12, 20, 56, 14, 152, 219, 264, 1003, 635, 0], dtype=
 STANDARD_OWN_WEIGHTS = np.array([0, 3, 15, 75, 62, 140, 352, 141, 3107, 4000, 0], dtype=np.int32)
 STANDARD_OPP_WEIGHTS = np.array([0, 1, 7, 69, 57, 98, 329, 114, 960, 833, 0], dtype=np.int32)
 
-#: freestyle's tables are distilled from a stronger engine instead of fitted to results: 6000
-#: positions (half from PentaZen's self-play, half from our games against it) labelled with
-#: PentaZen's 200 ms search score turned into a win probability, in
-#: tools/data/pentazen_freestyle_scores.txt.gz (how: that file's header). Game results say
-#: little per position (every position of a game gets the same label); a teacher's score says
-#: what this position is worth. `gomoku tune --holdout 0 --scores
-#: tools/data/pentazen_freestyle_scores.txt.gz` gives these lines; held out (--holdout 0.2) the
-#: fit predicts PentaZen's probabilities with MSE 0.0686, the common tables 0.0783. Against
-#: PentaZen at 50 ms a move (we at 1 s, 60 games each): these tables 17-42-1 and 18-41-1, a
-#: first fit of the same data (with an intercept: OWN B4F3 3131, OPP F3X2 87, B4F3 1029, F4 685,
-#: the other entries within 16 of these) 20-40 and 28-32; the common tables 14-42-4 and 14-46.
-#: So 83-155-2 (35 %) against 28-88-4 (25 %); these tables alone 35-83-2 (30 %). In self-play
-#: at 0.3 s/move these tables beat the common ones 72-27-1. At equal time (1 s each) PentaZen
-#: still wins 56 of 60, as before.
-#: The common tables' weight on a four-three point (OWN B4F3 3472) survives
-#: the distillation; a double three's weight for the side that just moved (OPP F3X2) falls
-#: from 264 to 52: the side to move usually blocks one of the threes with a gain of tempo.
-FREESTYLE_OWN_WEIGHTS = np.array([0, -1, 19, 70, 77, 166, 330, 347, 3568, 4000, 0], dtype=np.int32)
-FREESTYLE_OPP_WEIGHTS = np.array([0, -4, 21, 59, 44, 127, 329, 52, 1137, 771, 0], dtype=np.int32)
+#: freestyle's tables are distilled from a stronger engine instead of fitted to results:
+#: positions labelled with PentaZen's 200 ms search score turned into a win probability (how:
+#: the files' headers). Game results say little per position (every position of a game gets
+#: the same label); a teacher's score says what this position is worth. Three files in
+#: tools/data, 22000 positions: pentazen_freestyle_scores.txt.gz (6000, half from PentaZen's
+#: self-play, half from our games against it), ..._games2.txt.gz (8000 from 2220 later games,
+#: ours against PentaZen and self-play) and ..._lines.txt.gz (8000 game positions followed by
+#: 1-6 moves drawn from the 8 best of our move ordering: what a search line reaches, which is
+#: what the evaluation is asked about; the game positions alone predict those with MSE 0.098,
+#: fitted with them 0.087). `gomoku tune --holdout 0 --scores F1 --scores F2 --scores F3`
+#: gives these lines. Held out (--holdout 0.2): MSE 0.0746, the same fit without the pattern
+#: tables 0.0791, the earlier tables (classes only, fitted to the first file) 0.0833.
+#: Self-play at 0.3 s/move against those earlier tables: 55-45-0 and 113-84-3, together
+#: 168-129-3 (+45 +- 40 Elo, LOS 99 %); class tables alone fitted to the three files 53-46-1;
+#: pattern tables fitted to the game positions alone (no ..._lines file) 50-47-3 (100 games
+#: each). Fitted to the undecided positions alone
+#: (teacher's p strictly between 0 and 1, which predicts those best) 11-44: a four-three
+#: point that is not a win, all they see, came out as a liability.
+#: The first, class-only distillation (first file) had beaten the result-fitted common tables
+#: 72-27-1 in self-play and 35 % against 25 % against PentaZen at 50 ms a move (we at 1 s).
+FREESTYLE_OWN_WEIGHTS = np.array([0, 5, -33, -51, -77, 88, 158, 237, 3781, 4000, 0], dtype=np.int32)
+FREESTYLE_OPP_WEIGHTS = np.array([0, 2, -29, -46, -64, 61, 157, 39, 1007, 417, 0], dtype=np.int32)
+FREESTYLE_PATTERN_OWN = np.array([0, 0, -1, -1, 8, 53, 99, 84, 176, 0, 0], dtype=np.int32)
+FREESTYLE_PATTERN_OPP = np.array([0, 0, -2, -1, 10, 44, 86, 62, 166, 364, 0], dtype=np.int32)
 
-#: rule id (engine.rules.Rule) -> its own (OWN, OPP) tables; renju and caro use the common ones
-RULE_TABLES = {0: (FREESTYLE_OWN_WEIGHTS, FREESTYLE_OPP_WEIGHTS),
-               1: (STANDARD_OWN_WEIGHTS, STANDARD_OPP_WEIGHTS)}
+
+class EvalTables(NamedTuple):
+    """The weights of the evaluation: per class of an empty cell (int32[11], NONE..FIVE) and
+    per line pattern of an empty cell's direction (int32[11], DEAD..F5), for the side to
+    move and for the side that just moved."""
+    own: np.ndarray
+    opp: np.ndarray
+    pattern_own: np.ndarray
+    pattern_opp: np.ndarray
+
+
+_NO_PATTERNS = np.zeros(NUM_PATTERNS, dtype=np.int32)
+
+#: rule id (engine.rules.Rule) -> its own tables; renju and caro use the common ones (which
+#: weigh classes only)
+RULE_TABLES = {0: EvalTables(FREESTYLE_OWN_WEIGHTS, FREESTYLE_OPP_WEIGHTS,
+                             FREESTYLE_PATTERN_OWN, FREESTYLE_PATTERN_OPP),
+               1: EvalTables(STANDARD_OWN_WEIGHTS, STANDARD_OPP_WEIGHTS, _NO_PATTERNS, _NO_PATTERNS)}
+COMMON_TABLES = EvalTables(OWN_WEIGHTS, OPP_WEIGHTS, _NO_PATTERNS, _NO_PATTERNS)
 
 #: centi-stones per evaluation unit when reporting scores
 SCORE_SCALE = 1
 
 
-def weights(rule: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+def tables(rule: Optional[int] = None) -> EvalTables:
     """Fresh copies of the tables for `rule` (None: the common ones)."""
-    own, opp = RULE_TABLES.get(rule, (OWN_WEIGHTS, OPP_WEIGHTS))
-    return own.copy(), opp.copy()
+    t = RULE_TABLES.get(rule, COMMON_TABLES)
+    return EvalTables(*(a.copy() for a in t))
+
+
+def weights(rule: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
+    """Fresh copies of the class tables (OWN, OPP) for `rule`."""
+    t = tables(rule)
+    return t.own, t.opp

@@ -117,8 +117,8 @@ class SearchCtx(NamedTuple):
     vals: np.ndarray      # int32[MAXPLY, N]
     pv: np.ndarray        # int32[MAXPLY + 1, MAXPLY + 1]
     pvlen: np.ndarray     # int32[MAXPLY + 1]
-    wown: np.ndarray      # int32[11]
-    wopp: np.ndarray      # int32[11]
+    wown: np.ndarray      # int32[22]: class weights, then line-pattern weights (as counts)
+    wopp: np.ndarray      # int32[22]
     params: np.ndarray    # int64[8]
     tpv: np.ndarray       # int64[threats.MAXPLY]
     ttt: ThreatTable
@@ -133,7 +133,7 @@ DEFAULT_TT_BYTES = 32 << 20
 def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     """Search tables for boards of `n_cells` padded cells; the TT takes about tt_bytes."""
     size = 1 << max(12, int(tt_bytes // TT_ENTRY_BYTES).bit_length() - 1)
-    wown, wopp = evaluation.weights()
+    tab = evaluation.tables()
     params = np.zeros(8, dtype=np.int64)
     params[P_LEAF_VCF] = 3
     params[P_WIDTH] = 16
@@ -151,10 +151,18 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
         vals=np.zeros((MAXPLY + 1, n_cells), dtype=np.int32),
         pv=np.zeros((MAXPLY + 1, MAXPLY + 1), dtype=np.int32),
         pvlen=np.zeros(MAXPLY + 1, dtype=np.int32),
-        wown=wown, wopp=wopp, params=params,
+        wown=np.concatenate((tab.own, tab.pattern_own)), wopp=np.concatenate((tab.opp, tab.pattern_opp)),
+        params=params,
         tpv=np.zeros(threats.MAXPLY, dtype=np.int64),
         ttt=new_threat_table(16),
     )
+
+
+def set_weights(cx: SearchCtx, tables: evaluation.EvalTables) -> None:
+    """Load a rule's evaluation tables into the context (classes, then line patterns)."""
+    n = len(tables.own)
+    cx.wown[:n], cx.wown[n:] = tables.own, tables.pattern_own
+    cx.wopp[:n], cx.wopp[n:] = tables.opp, tables.pattern_opp
 
 
 def clear_ctx(cx: SearchCtx) -> None:
@@ -186,11 +194,14 @@ def _tt_unpack(data: np.uint64) -> tuple[np.int64, np.int64, np.int64, np.int64]
 
 @njit(cache=True, inline="always")
 def evaluate(st: BoardState, cx: SearchCtx) -> np.int64:
-    """Pattern evaluation from the side to move's view (weighted class counts)."""
+    """Pattern evaluation from the side to move's view: weighted counts of the empty cells'
+    classes and of their line patterns (engine.evaluation)."""
     me = st.meta[5] - 1
     op = 1 - me
     v = 0
     for k in range(1, 10):
+        v += cx.wown[k] * st.counts[me, k] - cx.wopp[k] * st.counts[op, k]
+    for k in range(core.PATTERN_COUNTS + 2, core.PATTERN_COUNTS + 10):
         v += cx.wown[k] * st.counts[me, k] - cx.wopp[k] * st.counts[op, k]
     return v
 
@@ -777,7 +788,8 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
     t0 = time.perf_counter()
     n_cells = st.cells.shape[0]
     cx = get_ctx(n_cells, tt_bytes)
-    cx.wown[:], cx.wopp[:] = evaluation.weights(int(st.meta[core.M_RULE]))
+    tab = evaluation.tables(int(st.meta[core.M_RULE]))
+    set_weights(cx, tab)
     if clear:
         clear_ctx(cx)
     else:

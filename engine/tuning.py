@@ -1,9 +1,12 @@
 """Fit the classical evaluation's weight tables to game results (Texel) or to a teacher's scores.
 
-The leaf evaluation (engine.search, tables in engine.evaluation) is linear in the class
-counts the board core keeps: from the side to move's view
+The leaf evaluation (engine.search, tables in engine.evaluation) is linear in the class and
+line-pattern counts the board core keeps: from the side to move's view
 
-    eval = sum_k OWN[k] * counts[me, k] - OPP[k] * counts[op, k]      k = WEAK .. F4
+    eval = sum_k OWN[k] * counts[me, k] - OPP[k] * counts[op, k]                k = WEAK .. F4
+         + sum_p PATTERN_OWN[p] * pcounts[me, p] - PATTERN_OPP[p] * pcounts[op, p]   p = B1 .. F4
+
+(pcounts[c, p] being counts[c, PATTERN_COUNTS + p] in the core)
 
 Texel's method (Peter Österlund, Texel chess engine) treats `sigmoid(eval / K)` as the
 probability that the side to move wins and picks the weights that best predict real game
@@ -18,8 +21,8 @@ The same fit takes soft labels: a stronger engine's win probability for each pos
 Only positions the leaf evaluation actually scores are used: when the side to move has a
 five or an open four (class F4) or the opponent has a five to complete, the search decides
 the position by rule before it ever calls the evaluation, so those positions would teach
-the weights something the engine never asks them. For the same reason OWN[F4] gets no data
-and keeps its current value, and the FIVE entries stay 0.
+the weights something the engine never asks them. For the same reason OWN[F4] and the own
+F4 pattern get no data and keep their current values, and the FIVE entries stay 0.
 
 A logistic fit gives weights in logit units; the search's margins (futility, aspiration
 windows, score reports) are in evaluation units, so the fitted weights are scaled by the
@@ -34,14 +37,26 @@ from typing import Callable, Iterable, Optional, Sequence
 import numpy as np
 
 from .board import Board, IllegalMove
-from .core import C_F4, C_FIVE, C_WEAK
+from .core import C_F4, C_FIVE, C_WEAK, PATTERN_COUNTS
+from .evaluation import EvalTables
+from .patterns import B1, F4, F5
 from .records import RESULT_BLACK, RESULT_DRAW, RESULT_WHITE, GameRecord
 from .rules import Rule, parse_rule
 
 #: the classes the evaluation weighs: WEAK .. F4 (NONE and FIVE never count)
 CLASSES = slice(C_WEAK, C_FIVE)
-NCLS = C_FIVE - C_WEAK          # 9 classes per side, 18 features
-_F4_COL = C_F4 - C_WEAK         # column of F4 inside one side's block
+NCLS = C_FIVE - C_WEAK          # 9 classes per side
+#: the line patterns it weighs: B1 .. F4 (DEAD and OL say nothing, F5 never reaches it)
+PATTERNS = slice(B1, F5)
+NPAT = F5 - B1                  # 8 patterns per side
+#: feature columns: own classes, opponent classes, own patterns, opponent patterns
+NFEAT = 2 * NCLS + 2 * NPAT
+_OWN_CLS, _OPP_CLS = slice(0, NCLS), slice(NCLS, 2 * NCLS)
+_OWN_PAT, _OPP_PAT = slice(2 * NCLS, 2 * NCLS + NPAT), slice(2 * NCLS + NPAT, NFEAT)
+#: every pattern column (`gomoku tune --no-patterns` blanks them)
+PATTERN_COLUMNS = slice(2 * NCLS, NFEAT)
+_F4_COL = C_F4 - C_WEAK         # column of the own F4 class: never a leaf position
+_F4_PAT_COL = 2 * NCLS + F4 - B1   # column of the own F4 pattern: the same cells
 
 _LABELS = {RESULT_BLACK: (1.0, 0.0), RESULT_WHITE: (0.0, 1.0), RESULT_DRAW: (0.5, 0.5)}
 
@@ -53,8 +68,8 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- positions
 
 def leaf_row(board: Board) -> Optional[np.ndarray]:
-    """The 18 features of the board's position (counts[me, WEAK..F4] then counts[op,
-    WEAK..F4]), or None where the search decides the position by rule before its leaf
+    """The NFEAT features of the board's position (counts[me, WEAK..F4], counts[op,
+    WEAK..F4], pcounts[me, B1..F4], pcounts[op, B1..F4]), or None where the search decides the position by rule before its leaf
     evaluation would be asked: the side to move has a five or an open-four cell, or the
     opponent has a five to complete. (Renju black's and caro's open-four cells are left
     out too, though the search's leaf does score those: few positions, and the shipped
@@ -65,7 +80,8 @@ def leaf_row(board: Board) -> Optional[np.ndarray]:
     c = st.counts
     if c[me, C_F4] or c[me, C_FIVE] or c[op, C_FIVE]:
         return None
-    return np.concatenate([c[me, CLASSES], c[op, CLASSES]]).astype(np.float64)
+    pc = c[:, PATTERN_COUNTS:]
+    return np.concatenate([c[me, CLASSES], c[op, CLASSES], pc[me, PATTERNS], pc[op, PATTERNS]]).astype(np.float64)
 
 
 def game_positions(rec: GameRecord, min_ply: int = 6) -> tuple[np.ndarray, np.ndarray]:
@@ -74,11 +90,11 @@ def game_positions(rec: GameRecord, min_ply: int = 6) -> tuple[np.ndarray, np.nd
     rows: list[np.ndarray] = []
     ys: list[float] = []
     if labels is None:
-        return np.zeros((0, 2 * NCLS)), np.zeros(0)
+        return np.zeros((0, NFEAT)), np.zeros(0)
     try:
         board = Board(rec.width, rec.height, rule=rec.rule)
     except (ValueError, IndexError):      # a size the core does not support
-        return np.zeros((0, 2 * NCLS)), np.zeros(0)
+        return np.zeros((0, NFEAT)), np.zeros(0)
     for ply, (x, y) in enumerate(rec.moves):
         if ply >= min_ply:
             row = leaf_row(board)
@@ -90,7 +106,7 @@ def game_positions(rec: GameRecord, min_ply: int = 6) -> tuple[np.ndarray, np.nd
         except IllegalMove:
             break            # a record that runs past its end (or a broken one): keep what came before
     if not rows:
-        return np.zeros((0, 2 * NCLS)), np.zeros(0)
+        return np.zeros((0, NFEAT)), np.zeros(0)
     return np.array(rows), np.array(ys)
 
 
@@ -101,12 +117,12 @@ def extract(records: Iterable[GameRecord], min_ply: int = 6,
 
     Each game is replayed; from ply `min_ply` on (the opening is book-like and says little
     about the weights), every position the leaf evaluation would score -- side to move has
-    no F4 or FIVE cell, opponent has no FIVE cell -- gives one row: counts[me, WEAK..F4] then
-    counts[op, WEAK..F4]. Its label is the game result from the side to move: 1 win, 0 loss,
+    no F4 or FIVE cell, opponent has no FIVE cell -- gives one row of features (`leaf_row`).
+    Its label is the game result from the side to move: 1 win, 0 loss,
     0.5 draw. Replay stops at the first illegal move. `on_game` is called after each record
     (progress bars).
 
-    Returns X float64[n, 18], y float64[n] and game_index int[n] (the record each row came
+    Returns X float64[n, NFEAT], y float64[n] and game_index int[n] (the record each row came
     from, counting every record given, so holdout splits can be made by game).
     """
     xs, ys, gs = [], [], []
@@ -119,7 +135,7 @@ def extract(records: Iterable[GameRecord], min_ply: int = 6,
         if on_game is not None:
             on_game(rec)
     if not xs:
-        return np.zeros((0, 2 * NCLS)), np.zeros(0), np.zeros(0, dtype=np.int64)
+        return np.zeros((0, NFEAT)), np.zeros(0), np.zeros(0, dtype=np.int64)
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
 
 
@@ -153,7 +169,7 @@ def load_scored(path: str) -> tuple[Rule, np.ndarray, np.ndarray, np.ndarray]:
     the position came from, so that holdout splits keep a game's positions together.
     Positions the leaf evaluation never scores (see `leaf_row`) are skipped.
 
-    Returns the rule, X float64[n, 18], y float64[n] and game_index int[n]; a malformed
+    Returns the rule, X float64[n, NFEAT], y float64[n] and game_index int[n]; a malformed
     file raises ValueError naming the line.
     """
     opener = gzip.open if str(path).endswith(".gz") else open
@@ -181,7 +197,7 @@ def load_scored(path: str) -> tuple[Rule, np.ndarray, np.ndarray, np.ndarray]:
                 xs.append(row)
                 ys.append(p)
                 gs.append(games.setdefault(parts[0], len(games)))
-    return (rule, np.array(xs, dtype=np.float64).reshape(-1, 2 * NCLS), np.array(ys, dtype=np.float64),
+    return (rule, np.array(xs, dtype=np.float64).reshape(-1, NFEAT), np.array(ys, dtype=np.float64),
             np.array(gs, dtype=np.int64))
 
 
@@ -203,14 +219,16 @@ def split_by_game(game_index: np.ndarray, holdout: float, seed: int = 0) -> np.n
 # ----------------------------------------------------------------------------- fit
 
 def _signed(X: np.ndarray) -> np.ndarray:
-    """Own columns as they are, opponent columns negated: eval = Z @ [own, opp]."""
+    """Own columns as they are, opponent columns negated: eval = Z @ weight_vector(tables)."""
     Z = np.asarray(X, dtype=np.float64).copy()
-    Z[:, NCLS:] *= -1.0
+    Z[:, _OPP_CLS] *= -1.0
+    Z[:, _OPP_PAT] *= -1.0
     return Z
 
 
 def fit(X: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50, tol: float = 1e-10) -> np.ndarray:
-    """Weights w[18] of `P(side to move wins) = sigmoid(X_own @ w[:9] - X_opp @ w[9:])`.
+    """Weights w[NFEAT] of `P(side to move wins) = sigmoid(eval)`, eval being the own
+    columns of X times their weights less the opponent columns times theirs.
 
     L2-regularised logistic regression (cross-entropy, which accepts the 0.5 draw labels)
     solved by Newton's method. Features are scaled to unit standard deviation first, so the
@@ -258,27 +276,26 @@ def fit(X: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50, tol: fl
     return out
 
 
-def _tables9(own: Sequence[float], opp: Sequence[float]) -> np.ndarray:
-    """[own WEAK..F4, opp WEAK..F4] from full 11-entry tables (or 9-entry slices)."""
-    out = []
-    for t in (own, opp):
+def weight_vector(tables: EvalTables) -> np.ndarray:
+    """The NFEAT weights of a set of tables, in the feature columns' order."""
+    parts = []
+    for t, cut in ((tables.own, CLASSES), (tables.opp, CLASSES),
+                   (tables.pattern_own, PATTERNS), (tables.pattern_opp, PATTERNS)):
         a = np.asarray(t, dtype=np.float64)
-        if a.shape == (C_FIVE + 1,):
-            a = a[CLASSES]
-        if a.shape != (NCLS,):
-            raise ValueError(f"a weight table needs {C_FIVE + 1} (or {NCLS}) entries, not {a.shape}")
-        out.append(a)
-    return np.concatenate(out)
+        if a.shape != (C_FIVE + 1,):
+            raise ValueError(f"a weight table needs {C_FIVE + 1} entries, not {a.shape}")
+        parts.append(a[cut])
+    return np.concatenate(parts)
 
 
-def evaluate(X: np.ndarray, own: Sequence[float], opp: Sequence[float]) -> np.ndarray:
+def evaluate(X: np.ndarray, tables: EvalTables) -> np.ndarray:
     """The leaf evaluation of every row for the given tables (side to move's view)."""
-    return _signed(X) @ _tables9(own, opp)
+    return _signed(X) @ weight_vector(tables)
 
 
-def mse(X: np.ndarray, y: np.ndarray, own: Sequence[float], opp: Sequence[float], scale: float) -> float:
+def mse(X: np.ndarray, y: np.ndarray, tables: EvalTables, scale: float) -> float:
     """Texel's error: mean of (result - sigmoid(eval / scale))^2 over the positions."""
-    p = _sigmoid(evaluate(X, own, opp) / float(scale))
+    p = _sigmoid(evaluate(X, tables) / float(scale))
     return float(np.mean((p - np.asarray(y, dtype=np.float64)) ** 2))
 
 
@@ -290,47 +307,49 @@ def mse(X: np.ndarray, y: np.ndarray, own: Sequence[float], opp: Sequence[float]
 SCALE_GRID = np.geomspace(10.0, 10000.0, 60)
 
 
-def best_scale(X: np.ndarray, y: np.ndarray, own: Sequence[float], opp: Sequence[float],
+def best_scale(X: np.ndarray, y: np.ndarray, tables: EvalTables,
                grid: Optional[Sequence[float]] = None) -> float:
     """The logistic scale K (eval units per logit) at which given tables predict best.
 
     Integer tables carry an arbitrary unit; K is that unit, the point of `grid` (default
     SCALE_GRID) with the least MSE.
     """
-    e = evaluate(X, own, opp)
+    e = evaluate(X, tables)
     y = np.asarray(y, dtype=np.float64)
     grid = SCALE_GRID if grid is None else np.asarray(grid, dtype=np.float64)
     errs = [float(np.mean((_sigmoid(e / k) - y) ** 2)) for k in grid]
     return float(grid[int(np.argmin(errs))])
 
 
-def to_tables(w: np.ndarray, scale: float, current_own: Sequence[int], current_opp: Sequence[int],
-              seen: Optional[np.ndarray] = None) -> tuple[np.ndarray, np.ndarray]:
-    """Fitted logit weights -> int32[11] OWN and OPP tables in evaluation units.
+def to_tables(w: np.ndarray, scale: float, current: EvalTables,
+              seen: Optional[np.ndarray] = None) -> EvalTables:
+    """Fitted logit weights -> int32[11] tables in evaluation units.
 
     Multiplying by `scale` (the best K of the current tables) keeps one evaluation unit
-    worth what it was, so the search's margins keep their meaning. NONE and FIVE stay 0.
-    Where `seen` (bool[18], e.g. `X.any(axis=0)`) says a class never occurred, the current
-    entry is kept: in particular OWN[F4], which the training positions exclude by design.
+    worth what it was, so the search's margins keep their meaning. The entries no feature
+    covers stay 0 (classes NONE and FIVE, patterns DEAD, OL and F5). Where `seen`
+    (bool[NFEAT], e.g. `X.any(axis=0)`) says a column never occurred, the current entry is
+    kept: in particular the own F4 class and pattern, which the training positions exclude
+    by design.
     """
     w = np.asarray(w, dtype=np.float64)
     if seen is None:
-        seen = np.ones(2 * NCLS, dtype=bool)
+        seen = np.ones(NFEAT, dtype=bool)
     seen = np.asarray(seen, dtype=bool).copy()
     seen[_F4_COL] = False                      # own open four: never a leaf position
-    tables = []
-    for side, current in ((0, current_own), (1, current_opp)):
-        t = np.array(current, dtype=np.int64)
-        if t.shape != (C_FIVE + 1,):
-            raise ValueError(f"a weight table needs {C_FIVE + 1} entries, not {t.shape}")
-        block = w[side * NCLS:(side + 1) * NCLS]
-        fitted = np.rint(block * scale).astype(np.int64)
-        cols = seen[side * NCLS:(side + 1) * NCLS]
-        t[CLASSES] = np.where(cols, fitted, t[CLASSES])
-        t[0] = 0
-        t[C_FIVE] = 0
-        tables.append(t.astype(np.int32))
-    return tables[0], tables[1]
+    seen[_F4_PAT_COL] = False
+    out = []
+    for t_now, cut, cols in ((current.own, CLASSES, _OWN_CLS), (current.opp, CLASSES, _OPP_CLS),
+                             (current.pattern_own, PATTERNS, _OWN_PAT),
+                             (current.pattern_opp, PATTERNS, _OPP_PAT)):
+        now = np.array(t_now, dtype=np.int64)
+        if now.shape != (C_FIVE + 1,):
+            raise ValueError(f"a weight table needs {C_FIVE + 1} entries, not {now.shape}")
+        t = np.zeros(C_FIVE + 1, dtype=np.int64)
+        fitted = np.rint(w[cols] * scale).astype(np.int64)
+        t[cut] = np.where(seen[cols], fitted, now[cut])
+        out.append(t.astype(np.int32))
+    return EvalTables(*out)
 
 
 def table_line(name: str, table: Sequence[int]) -> str:

@@ -77,6 +77,10 @@ def test_counts_match_classes():
         for k in range(core.NUM_CLASSES):
             n = int(((s.cells == 0) & (s.cls[c] == k)).sum())
             assert s.counts[c, k] == n
+    for c in range(2):
+        for p in range(core.NUM_PATTERNS):
+            n = int(((s.cells == 0)[None, :] & (s.pat[c] == p)).sum())
+            assert s.counts[c, core.PATTERN_COUNTS + p] == n
     # black has an open three on column 7: two cells that make an open four
     assert s.counts[0, core.C_F4] >= 2
 

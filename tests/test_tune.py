@@ -11,6 +11,8 @@ from gomoku.engine import evaluation, tuning
 from gomoku.engine.agent import quick_move
 from gomoku.engine.board import Board
 from gomoku.engine.core import C_F3, C_F4, C_FIVE, C_WEAK
+from gomoku.engine.evaluation import EvalTables
+from gomoku.engine.patterns import DEAD as P_DEAD, F4 as P_F4, F5 as P_F5
 from gomoku.engine.records import BLACK, EMPTY, GameRecord, save_sgf
 from gomoku.engine.rules import Rule
 from gomoku.tools.cli import main
@@ -21,24 +23,29 @@ F3, F4 = C_F3 - C_WEAK, C_F4 - C_WEAK     # columns inside one side's block of 9
 # ----------------------------------------------------------------------------- fit
 
 def _synthetic(n: int, w_true: np.ndarray, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Class and pattern counts drawn at random, labelled by a known logistic model."""
     rng = np.random.default_rng(seed)
-    lam = np.array([20, 8, 5, 2, 3, 1.5, 0.5, 0.3, 0.2] * 2)
-    X = rng.poisson(lam, size=(n, 18)).astype(np.float64)
-    logit = X[:, :9] @ w_true[:9] - X[:, 9:] @ w_true[9:]
+    lam = np.array([20, 8, 5, 2, 3, 1.5, 0.5, 0.3, 0.2] * 2 + [30, 20, 10, 6, 3, 2, 1, 0.4] * 2)
+    X = rng.poisson(lam, size=(n, tuning.NFEAT)).astype(np.float64)
+    sign = np.ones(tuning.NFEAT)
+    sign[9:18] = sign[26:] = -1                # opponent columns count against the side to move
+    logit = X @ (sign * w_true)
     y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(np.float64)
     return X, y
 
 
-W_TRUE = np.array([-0.02, 0.05, 0.1, 0.03, 0.3, 0.35, 0.9, 0.0, 0.0,
-                   -0.03, 0.04, 0.08, 0.02, 0.25, 0.3, 0.4, 1.2, 0.0])
+W_TRUE = np.array([-0.02, 0.05, 0.1, 0.03, 0.3, 0.35, 0.9, 0.0, 0.0,          # own classes
+                   -0.03, 0.04, 0.08, 0.02, 0.25, 0.3, 0.4, 1.2, 0.0,         # opponent classes
+                   0.0, 0.01, 0.02, 0.04, 0.1, 0.15, 0.2, 0.0,                # own patterns B1..F4
+                   0.0, 0.01, 0.02, 0.03, 0.08, 0.1, 0.15, 0.5])              # opponent patterns
 
 
 def test_fit_recovers_a_known_logistic_model():
     X, y = _synthetic(30000, W_TRUE)
-    X[:, [7, 8, 17]] = 0                     # classes that never occur (own F4 is never a leaf)
+    X[:, [7, 8, 17, 25]] = 0                 # columns that never occur (own F4 is never a leaf)
     w = tuning.fit(X, y, l2=1e-6)
-    assert w.shape == (18,)
-    assert np.all(w[[7, 8, 17]] == 0)
+    assert w.shape == (tuning.NFEAT,)
+    assert np.all(w[[7, 8, 17, 25]] == 0)
     big = np.abs(W_TRUE) >= 0.05
     assert np.all(np.sign(w[big]) == np.sign(W_TRUE[big]))
     # ratios to the best-determined weight (own F3), roughly
@@ -54,23 +61,30 @@ def test_l2_shrinks_the_weights():
 
 def test_scale_mse_and_int_tables():
     X, y = _synthetic(20000, W_TRUE, seed=3)
-    own, opp = np.zeros(11), np.zeros(11)
-    own[1:10], opp[1:10] = np.rint(W_TRUE[:9] * 300), np.rint(W_TRUE[9:] * 300)
-    k = tuning.best_scale(X, y, own, opp)
+    t = [np.zeros(11) for _ in range(4)]
+    t[0][1:10], t[1][1:10] = np.rint(W_TRUE[:9] * 300), np.rint(W_TRUE[9:18] * 300)
+    t[2][2:10], t[3][2:10] = np.rint(W_TRUE[18:26] * 300), np.rint(W_TRUE[26:] * 300)
+    tables = EvalTables(*t)
+    k = tuning.best_scale(X, y, tables)
     assert 300 / 1.3 < k < 300 * 1.3          # tables in units of 1/300 logit
-    assert tuning.mse(X, y, own, opp, k) < tuning.mse(X, y, own, opp, k * 5)
-    assert tuning.mse(X, y, own, opp, k) < tuning.mse(X, y, np.zeros(11), np.zeros(11), k)
+    assert tuning.mse(X, y, tables, k) < tuning.mse(X, y, tables, k * 5)
+    assert tuning.mse(X, y, tables, k) < tuning.mse(X, y, EvalTables(*[np.zeros(11)] * 4), k)
+    classes_only = EvalTables(t[0], t[1], np.zeros(11), np.zeros(11))
+    assert tuning.mse(X, y, tables, k) < tuning.mse(X, y, classes_only, k)   # patterns count
 
-    cur_own, cur_opp = evaluation.weights()
-    seen = np.ones(18, dtype=bool)
+    cur = evaluation.tables(0)
+    seen = np.ones(tuning.NFEAT, dtype=bool)
     seen[17] = False                           # no opponent F4 in the data: keep the current entry
-    t_own, t_opp = tuning.to_tables(W_TRUE, 300.0, cur_own, cur_opp, seen)
-    assert t_own.dtype == np.int32 and t_own.shape == (11,) and t_opp.shape == (11,)
-    assert t_own[0] == t_opp[0] == t_own[C_FIVE] == t_opp[C_FIVE] == 0
-    assert t_own[C_F3] == round(W_TRUE[F3] * 300)
-    assert t_own[C_F4] == cur_own[C_F4]        # own open four: never fitted
-    assert t_opp[C_F4] == cur_opp[C_F4]
-    line = tuning.table_line("OWN_WEIGHTS", t_own)
+    fitted = tuning.to_tables(W_TRUE, 300.0, cur, seen)
+    assert all(a.dtype == np.int32 and a.shape == (11,) for a in fitted)
+    assert fitted.own[0] == fitted.opp[0] == fitted.own[C_FIVE] == fitted.opp[C_FIVE] == 0
+    assert fitted.pattern_own[P_F5] == fitted.pattern_opp[P_DEAD] == 0
+    assert fitted.own[C_F3] == round(W_TRUE[F3] * 300)
+    assert fitted.pattern_opp[P_F4] == round(W_TRUE[-1] * 300)
+    assert fitted.own[C_F4] == cur.own[C_F4]        # own open four: never fitted
+    assert fitted.pattern_own[P_F4] == cur.pattern_own[P_F4]
+    assert fitted.opp[C_F4] == cur.opp[C_F4]
+    line = tuning.table_line("OWN_WEIGHTS", fitted.own)
     assert line.startswith("OWN_WEIGHTS = np.array([0, ") and line.endswith("], dtype=np.int32)")
 
 
@@ -89,8 +103,10 @@ def test_extract_labels_from_side_to_move_and_skips_decided_positions():
     assert len(y) == 6
     assert y.tolist() == [1, 0, 1, 0, 1, 0]
     assert gi.tolist() == [0] * 6
-    assert X.shape == (6, 18)
-    assert X[0, 0] == X[0, 9] == 225 and X[0].sum() == 450   # empty board: every cell WEAK
+    assert X.shape == (6, tuning.NFEAT)
+    assert X[0, 0] == X[0, 9] == 225 and X[0, :18].sum() == 450   # empty board: every cell WEAK
+    # ... and its 225 x 4 lines B1 or F1 but for the 40 cut short by an edge (DEAD)
+    assert X[0, 18] + X[0, 19] == 860 and X[0, 20:26].sum() == 0
     assert X[4, F3] > 0                        # black to move with two in a row: open-three cells
     assert X[5, 9 + F4] > 0                    # white to move facing black's open three
     assert np.all(X[:, F4] == 0)               # no row with an own F4 cell
@@ -155,11 +171,11 @@ def test_tune_cli_prints_errors_and_tables(sgf_file):
     cur = next(ln for ln in lines if ln.startswith("current tables: K="))
     fit = next(ln for ln in lines if ln.startswith("fitted tables:  K="))
     assert "MSE train 0." in cur and "holdout 0." in cur and "MSE train 0." in fit and "holdout 0." in fit
-    own = next(ln for ln in lines if ln.startswith("OWN_WEIGHTS = np.array(["))
-    opp = next(ln for ln in lines if ln.startswith("OPP_WEIGHTS = np.array(["))
     ns: dict = {"np": np}
-    exec(own + "\n" + opp, ns)                 # the lines paste into evaluation.py as they are
-    assert ns["OWN_WEIGHTS"].shape == ns["OPP_WEIGHTS"].shape == (11,)
+    for name in ("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP"):
+        # the lines paste into evaluation.py as they are
+        exec(next(ln for ln in lines if ln.startswith(f"{name} = np.array([")), ns)
+        assert ns[name].shape == (11,)
     assert ns["OWN_WEIGHTS"][C_F4] == evaluation.OWN_WEIGHTS[C_F4]
     assert ns["OWN_WEIGHTS"][C_FIVE] == ns["OPP_WEIGHTS"][C_FIVE] == 0
 
@@ -208,7 +224,7 @@ def test_load_scored_labels_skips_decided_positions_and_groups_by_game(tmp_path)
     assert rule == Rule.FREESTYLE
     assert y.tolist() == [0.75, 0.25, 0.5]
     assert gi.tolist() == [0, 0, 1]                # games numbered as their rows appear
-    assert X.shape == (3, 18) and X[2, 0] == X[2, 9] == 225
+    assert X.shape == (3, tuning.NFEAT) and X[2, 0] == X[2, 9] == 225
 
 
 def test_load_scored_gzip_matches_plain(tmp_path):
@@ -242,7 +258,7 @@ def test_tune_cli_distils_a_teachers_scores(tmp_path):
     """A teacher whose probabilities are the logistic of the current freestyle tables at
     K = 400: the fit must give those tables back (in their own units), and predict the
     teacher better than tables fitted to noise would."""
-    own, opp = evaluation.weights(int(Rule.FREESTYLE))
+    tables = evaluation.tables(int(Rule.FREESTYLE))
     lines = []
     for g, rec in enumerate(_games(60, seed=11)):
         if rec.rule != Rule.FREESTYLE:
@@ -251,7 +267,7 @@ def test_tune_cli_distils_a_teachers_scores(tmp_path):
         for mv in rec.moves:
             row = tuning.leaf_row(board)
             if row is not None and board.move_count >= 2:
-                p = 1 / (1 + np.exp(-tuning.evaluate(row[None], own, opp)[0] / 400.0))
+                p = 1 / (1 + np.exp(-tuning.evaluate(row[None], tables)[0] / 400.0))
                 moves = " ".join(f"{x},{y}" for x, y in board.moves)
                 lines.append(f"game{g} {p:.6f} {moves}")
             board.play(*mv)
@@ -267,7 +283,7 @@ def test_tune_cli_distils_a_teachers_scores(tmp_path):
     ns: dict = {"np": np}
     exec(next(ln for ln in out if ln.startswith("OWN_WEIGHTS")) + "\n"
          + next(ln for ln in out if ln.startswith("OPP_WEIGHTS")), ns)
-    for got, want in ((ns["OWN_WEIGHTS"], own), (ns["OPP_WEIGHTS"], opp)):
+    for got, want in ((ns["OWN_WEIGHTS"], tables.own), (ns["OPP_WEIGHTS"], tables.opp)):
         for k in (C_F3, C_F3 - 2):                  # F3 and B3: common in these games
             assert abs(int(got[k]) - int(want[k])) <= 0.2 * abs(int(want[k])) + 10, (k, got, want)
 
@@ -292,16 +308,27 @@ def test_tune_cli_scores_errors(tmp_path):
     assert r.exit_code != 0 and len(r.output.strip().splitlines()) == 1 and ":1:" in r.output
 
 
-@pytest.mark.parametrize("rule, own, opp", [
-    ("freestyle", evaluation.FREESTYLE_OWN_WEIGHTS, evaluation.FREESTYLE_OPP_WEIGHTS),
-    ("standard", evaluation.STANDARD_OWN_WEIGHTS, evaluation.STANDARD_OPP_WEIGHTS),
+FREESTYLE_FILES = ("pentazen_freestyle_scores.txt.gz", "pentazen_freestyle_scores_games2.txt.gz",
+                   "pentazen_freestyle_scores_lines.txt.gz")
+
+
+@pytest.mark.parametrize("rule, files, flags, positions", [
+    ("freestyle", FREESTYLE_FILES, [], 22000),
+    ("standard", ("pentazen_standard_scores.txt.gz",), ["--no-patterns"], 6000),
 ])
-def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, own, opp):
+def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, flags, positions):
     """The distilled tables in engine/evaluation.py are reproducible from the repository."""
     import pathlib
-    data = pathlib.Path(__file__).resolve().parent.parent / "tools" / "data" / f"pentazen_{rule}_scores.txt.gz"
-    r = CliRunner().invoke(main, ["tune", "--scores", str(data), "--holdout", "0"])
+    data = pathlib.Path(__file__).resolve().parent.parent / "tools" / "data"
+    args = ["tune", "--holdout", "0", *flags]
+    for name in files:
+        args += ["--scores", str(data / name)]
+    r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
-    assert r.output.startswith("games: ") and "positions: 6000" in r.output
-    assert tuning.table_line("OWN_WEIGHTS", own) in r.output.splitlines()
-    assert tuning.table_line("OPP_WEIGHTS", opp) in r.output.splitlines()
+    assert r.output.startswith("games: ") and f"positions: {positions} " in r.output
+    shipped = evaluation.RULE_TABLES[int(Rule[rule.upper()])]
+    lines = r.output.splitlines()
+    for name, table in zip(("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP"), shipped):
+        assert tuning.table_line(name, table) in lines
+    if flags:                                   # a class-only fit leaves the pattern tables at zero
+        assert not shipped.pattern_own.any() and not shipped.pattern_opp.any()

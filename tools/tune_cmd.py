@@ -13,8 +13,11 @@ from typing import Optional
 
 import click
 
-#: fewer positions than this cannot pin down 18 weights
+#: fewer positions than this cannot pin down the weights
 MIN_POSITIONS = 200
+#: the printed tables' names, in EvalTables order (a rule's own tables in engine/evaluation.py
+#: carry its name in front: FREESTYLE_OWN_WEIGHTS, FREESTYLE_PATTERN_OWN ...)
+TABLE_NAMES = ("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP")
 
 
 def _load(paths: tuple[str, ...], rule):
@@ -48,12 +51,15 @@ def _next_group(groups) -> int:
 @click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=0.2, show_default=True,
               help="Share of games held out to check the fit (split by game; 0 = fit on all).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the holdout split.")
+@click.option("--patterns/--no-patterns", default=True, show_default=True,
+              help="Fit the line-pattern tables too, or the class tables alone (the pattern "
+                   "tables then stay as they are: all zero for the rules that have none).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar over games (default: when stderr is a terminal).")
 def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rule_text: Optional[str],
-         l2: float, holdout: float, seed: int, progress: Optional[bool]) -> None:
-    """Fit the evaluation weights (OWN/OPP tables) to the results of GAMES (.sgf, .psq) or to
-    the teacher's scores in --scores files.
+         l2: float, holdout: float, seed: int, patterns: bool, progress: Optional[bool]) -> None:
+    """Fit the evaluation weights (class and line-pattern tables, OWN/OPP each) to the results
+    of GAMES (.sgf, .psq) or to the teacher's scores in --scores files.
 
     Texel tuning: each position from --min-ply on that the search's leaf evaluation scores
     is labelled with the game's result for the side to move, and the logistic of the
@@ -108,6 +114,8 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     ys.append(y)
     gis.append(gi + _next_group(gis))
     X, y, gi = np.concatenate(Xs), np.concatenate(ys), np.concatenate(gis)
+    if not patterns:
+        X[:, tuning.PATTERN_COLUMNS] = 0.0      # no data: the fit leaves the tables as they are
 
     n_games = len(np.unique(gi))
     if len(y) < MIN_POSITIONS:
@@ -121,16 +129,16 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     Xt, yt = X[train], y[train]
     g_train = len(np.unique(gi[train]))
 
-    own_now, opp_now = evaluation.weights(None if rule is None else int(rule))
-    k_now = tuning.best_scale(Xt, yt, own_now, opp_now)
+    now = evaluation.tables(None if rule is None else int(rule))
+    k_now = tuning.best_scale(Xt, yt, now)
     w = tuning.fit(Xt, yt, l2=l2)
-    own_fit, opp_fit = tuning.to_tables(w, k_now, own_now, opp_now, seen=Xt.any(axis=0))
-    k_fit = tuning.best_scale(Xt, yt, own_fit, opp_fit)
+    fitted = tuning.to_tables(w, k_now, now, seen=Xt.any(axis=0))
+    k_fit = tuning.best_scale(Xt, yt, fitted)
 
-    def errors(own, opp, k) -> str:
-        text = f"MSE {'train' if test.any() else 'all'} {tuning.mse(Xt, yt, own, opp, k):.4f}"
+    def errors(tables, k) -> str:
+        text = f"MSE {'train' if test.any() else 'all'} {tuning.mse(Xt, yt, tables, k):.4f}"
         if test.any():
-            text += f"  holdout {tuning.mse(X[test], y[test], own, opp, k):.4f}"
+            text += f"  holdout {tuning.mse(X[test], y[test], tables, k):.4f}"
         return text
 
     skipped = len(recs) - len(finished)
@@ -138,9 +146,9 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
                + (f", {skipped} without a result skipped" if skipped else ""))
     click.echo(f"positions: {len(y)} (train {int(train.sum())}, holdout {int(test.sum())}), "
                f"from ply {min_ply}, mean label for the side to move {np.mean(y):.3f}")
-    click.echo(f"current tables: K={k_now:.1f}  {errors(own_now, opp_now, k_now)}")
-    click.echo(f"fitted tables:  K={k_now:.1f}  {errors(own_fit, opp_fit, k_now)}  (own best K={k_fit:.1f})")
+    click.echo(f"current tables: K={k_now:.1f}  {errors(now, k_now)}")
+    click.echo(f"fitted tables:  K={k_now:.1f}  {errors(fitted, k_now)}  (own best K={k_fit:.1f})")
     fitted_on = f"the {g_train} training games" if test.any() else f"all {g_train} games"
     click.echo(f"# fitted on {fitted_on}; paste into engine/evaluation.py:")
-    click.echo(tuning.table_line("OWN_WEIGHTS", own_fit))
-    click.echo(tuning.table_line("OPP_WEIGHTS", opp_fit))
+    for name, table in zip(TABLE_NAMES, fitted):
+        click.echo(tuning.table_line(name, table))
