@@ -18,7 +18,8 @@ ourselves, freestyle, standard and renju), `gomoku tune --holdout 0 $(find runs 
 prediction error (MSE) 0.178 with the earlier hand-set tables, 0.141 fitted. The units stay
 those of the earlier tables (the fit is scaled by their logistic K, ~960), so the search's
 margins keep their meaning; the weak classes come out slightly negative (noise, harmless).
-They and standard's weigh classes only (fitted with `--no-patterns`; pattern tables zero).
+They weigh classes only (fitted before the patterns were counted; `--no-patterns` fits that
+way); renju and caro use them.
 
 Class order (core.C_*): NONE, WEAK, F2, B3, F2X2, F3, B4, F3X2, B4F3, F4, FIVE.
 Pattern order (patterns.*): DEAD, OL, B1, F1, B2, F2, B3, F3, B4, F4, F5.
@@ -37,16 +38,20 @@ OWN_WEIGHTS = np.array([0, -9, 29, 61, 18, 177, 209, 523, 3472, 4000, 0], dtype=
 #: weight per empty cell of each class, for the side that just moved (subtracted)
 OPP_WEIGHTS = np.array([0, -12, 20, 56, 14, 152, 219, 264, 1003, 635, 0], dtype=np.int32)
 
-#: standard (exactly five) has tables of its own, distilled like freestyle's (below) from
-#: tools/data/pentazen_standard_scores.txt.gz: 6000 positions, half from PentaZen's standard
-#: self-play, half from our standard games against it. `gomoku tune --holdout 0 --no-patterns
-#: --scores tools/data/pentazen_standard_scores.txt.gz` gives these lines; held out, MSE against the
-#: teacher 0.0790, the result-fitted standard tables before them 0.0939. Against PentaZen at
-#: 50 ms a move (we at 1 s, 60 games each): 20-39-1, the result-fitted tables 12-47-1.
-#: (Those result-fitted tables, from 620 standard games, had beaten the common tables at
-#: 1 s/move, 27-53 against 19-61 over 80 games, on an older opening set.)
-STANDARD_OWN_WEIGHTS = np.array([0, 3, 15, 75, 62, 140, 352, 141, 3107, 4000, 0], dtype=np.int32)
-STANDARD_OPP_WEIGHTS = np.array([0, 1, 7, 69, 57, 98, 329, 114, 960, 833, 0], dtype=np.int32)
+#: standard (exactly five) has tables of its own, distilled like freestyle's (below) from three
+#: files in tools/data, 16000 positions: pentazen_standard_scores.txt.gz (6000, half from
+#: PentaZen's standard self-play, half from our standard games against it), ..._games2.txt.gz
+#: (5000 from the standard games of our matches) and ..._lines.txt.gz (5000 game positions
+#: followed by 1-6 moves from the 8 best of our move ordering). `gomoku tune --holdout 0
+#: --scores F1 --scores F2 --scores F3` gives these lines. Held out (--holdout 0.2): MSE 0.0726,
+#: class tables alone fitted to the same files 0.0812, the class tables before (first file)
+#: 0.0842. Self-play at 0.3 s/move against those: 106-88-6 (200 games, Elo +31 +- 48, LOS 90 %).
+#: (The class tables before had beaten the result-fitted standard tables 62-37-1 in self-play,
+#: and against PentaZen at 50 ms a move, we at 1 s, 20-39-1 against 12-47-1.)
+STANDARD_OWN_WEIGHTS = np.array([0, 8, -51, -56, -89, 78, 185, 83, 3434, 4000, 0], dtype=np.int32)
+STANDARD_OPP_WEIGHTS = np.array([0, 8, -53, -35, -80, 70, 169, 59, 850, 582, 0], dtype=np.int32)
+STANDARD_PATTERN_OWN = np.array([0, 0, 0, -1, 16, 60, 107, 70, 200, 0, 0], dtype=np.int32)
+STANDARD_PATTERN_OPP = np.array([0, 0, -2, -2, 15, 58, 80, 31, 199, 191, 0], dtype=np.int32)
 
 #: freestyle's tables are distilled from a stronger engine instead of fitted to results:
 #: positions labelled with PentaZen's 200 ms search score turned into a win probability (how:
@@ -90,7 +95,8 @@ _NO_PATTERNS = np.zeros(NUM_PATTERNS, dtype=np.int32)
 #: weigh classes only)
 RULE_TABLES = {0: EvalTables(FREESTYLE_OWN_WEIGHTS, FREESTYLE_OPP_WEIGHTS,
                              FREESTYLE_PATTERN_OWN, FREESTYLE_PATTERN_OPP),
-               1: EvalTables(STANDARD_OWN_WEIGHTS, STANDARD_OPP_WEIGHTS, _NO_PATTERNS, _NO_PATTERNS)}
+               1: EvalTables(STANDARD_OWN_WEIGHTS, STANDARD_OPP_WEIGHTS,
+                             STANDARD_PATTERN_OWN, STANDARD_PATTERN_OPP)}
 COMMON_TABLES = EvalTables(OWN_WEIGHTS, OPP_WEIGHTS, _NO_PATTERNS, _NO_PATTERNS)
 
 #: centi-stones per evaluation unit when reporting scores

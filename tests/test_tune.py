@@ -186,6 +186,37 @@ def test_tune_cli_prints_errors_and_tables(sgf_file):
     assert "MSE all 0." in r.output and "holdout" not in r.output.splitlines()[2]
 
 
+def test_tune_cli_scale_pins_the_unit(sgf_file):
+    """--scale K multiplies the fitted logit weights by K itself, whatever the current
+    tables' best K: twice the scale, twice the weights (to rounding)."""
+    def tables(scale: str) -> dict:
+        r = CliRunner().invoke(main, ["tune", str(sgf_file), "--holdout", "0", "--scale", scale])
+        assert r.exit_code == 0, r.output
+        assert f"fitted tables:  K={float(scale):.1f}" in r.output
+        ns: dict = {"np": np}
+        for ln in r.output.splitlines():
+            if " = np.array([" in ln:
+                exec(ln, ns)
+        return ns
+
+    one, two = tables("500"), tables("1000")
+    for name, fitted in (("OWN_WEIGHTS", slice(1, 9)), ("PATTERN_OPP", slice(2, 9))):
+        a, b = one[name][fitted].astype(int), two[name][fitted].astype(int)
+        assert np.abs(b - 2 * a).max() <= 1 and np.abs(a).max() > 5, (name, a, b)
+    r = CliRunner().invoke(main, ["tune", str(sgf_file), "--scale", "0"])
+    assert r.exit_code != 0 and "--scale" in r.output
+
+
+def test_tune_cli_without_patterns_keeps_the_pattern_tables(sgf_file):
+    r = CliRunner().invoke(main, ["tune", str(sgf_file), "--rule", "freestyle", "--no-patterns"])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    now = evaluation.tables(int(Rule.FREESTYLE))
+    assert tuning.table_line("PATTERN_OWN", now.pattern_own) in lines
+    assert tuning.table_line("PATTERN_OPP", now.pattern_opp) in lines
+    assert tuning.table_line("OWN_WEIGHTS", now.own) not in lines     # the class tables are fitted
+
+
 def test_tune_cli_one_line_errors(tmp_path, sgf_file):
     missing = tmp_path / "nope.sgf"
     r = CliRunner().invoke(main, ["tune", str(sgf_file), str(missing)])
@@ -312,9 +343,13 @@ FREESTYLE_FILES = ("pentazen_freestyle_scores.txt.gz", "pentazen_freestyle_score
                    "pentazen_freestyle_scores_lines.txt.gz")
 
 
+STANDARD_FILES = ("pentazen_standard_scores.txt.gz", "pentazen_standard_scores_games2.txt.gz",
+                  "pentazen_standard_scores_lines.txt.gz")
+
+
 @pytest.mark.parametrize("rule, files, flags, positions", [
     ("freestyle", FREESTYLE_FILES, [], 22000),
-    ("standard", ("pentazen_standard_scores.txt.gz",), ["--no-patterns"], 6000),
+    ("standard", STANDARD_FILES, [], 16000),
 ])
 def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, flags, positions):
     """The distilled tables in engine/evaluation.py are reproducible from the repository."""
@@ -330,5 +365,3 @@ def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, flags, po
     lines = r.output.splitlines()
     for name, table in zip(("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP"), shipped):
         assert tuning.table_line(name, table) in lines
-    if flags:                                   # a class-only fit leaves the pattern tables at zero
-        assert not shipped.pattern_own.any() and not shipped.pattern_opp.any()

@@ -51,13 +51,18 @@ def _next_group(groups) -> int:
 @click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=0.2, show_default=True,
               help="Share of games held out to check the fit (split by game; 0 = fit on all).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the holdout split.")
+@click.option("--scale", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Evaluation units per logit for the fitted tables (default: the K at which the "
+                   "current tables predict best). Pins the unit, so a fit whose own best K lies "
+                   "off the current one can be reproduced.")
 @click.option("--patterns/--no-patterns", default=True, show_default=True,
               help="Fit the line-pattern tables too, or the class tables alone (the pattern "
                    "tables then stay as they are: all zero for the rules that have none).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar over games (default: when stderr is a terminal).")
 def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rule_text: Optional[str],
-         l2: float, holdout: float, seed: int, patterns: bool, progress: Optional[bool]) -> None:
+         l2: float, holdout: float, seed: int, scale: Optional[float], patterns: bool,
+         progress: Optional[bool]) -> None:
     """Fit the evaluation weights (class and line-pattern tables, OWN/OPP each) to the results
     of GAMES (.sgf, .psq) or to the teacher's scores in --scores files.
 
@@ -132,7 +137,7 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     now = evaluation.tables(None if rule is None else int(rule))
     k_now = tuning.best_scale(Xt, yt, now)
     w = tuning.fit(Xt, yt, l2=l2)
-    fitted = tuning.to_tables(w, k_now, now, seen=Xt.any(axis=0))
+    fitted = tuning.to_tables(w, k_now if scale is None else scale, now, seen=Xt.any(axis=0))
     k_fit = tuning.best_scale(Xt, yt, fitted)
 
     def errors(tables, k) -> str:
@@ -147,7 +152,8 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     click.echo(f"positions: {len(y)} (train {int(train.sum())}, holdout {int(test.sum())}), "
                f"from ply {min_ply}, mean label for the side to move {np.mean(y):.3f}")
     click.echo(f"current tables: K={k_now:.1f}  {errors(now, k_now)}")
-    click.echo(f"fitted tables:  K={k_now:.1f}  {errors(fitted, k_now)}  (own best K={k_fit:.1f})")
+    k_out = k_now if scale is None else scale
+    click.echo(f"fitted tables:  K={k_out:.1f}  {errors(fitted, k_out)}  (own best K={k_fit:.1f})")
     fitted_on = f"the {g_train} training games" if test.any() else f"all {g_train} games"
     click.echo(f"# fitted on {fitted_on}; paste into engine/evaluation.py:")
     for name, table in zip(TABLE_NAMES, fitted):
