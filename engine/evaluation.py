@@ -107,9 +107,3 @@ def tables(rule: Optional[int] = None) -> EvalTables:
     """Fresh copies of the tables for `rule` (None: the common ones)."""
     t = RULE_TABLES.get(rule, COMMON_TABLES)
     return EvalTables(*(a.copy() for a in t))
-
-
-def weights(rule: Optional[int] = None) -> tuple[np.ndarray, np.ndarray]:
-    """Fresh copies of the class tables (OWN, OPP) for `rule`."""
-    t = tables(rule)
-    return t.own, t.opp

@@ -34,6 +34,7 @@ from numba import njit
 
 from . import core, dfpn, evaluation, threats
 from .core import BoardState, make_move, scan_span, undo_move
+from .patterns import B1, F5
 from .threats import (C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, ThreatTable, is_foul,
                       is_four_class, new_threat_table, tick, vcf)
 
@@ -133,7 +134,6 @@ DEFAULT_TT_BYTES = 32 << 20
 def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     """Search tables for boards of `n_cells` padded cells; the TT takes about tt_bytes."""
     size = 1 << max(12, int(tt_bytes // TT_ENTRY_BYTES).bit_length() - 1)
-    tab = evaluation.tables()
     params = np.zeros(8, dtype=np.int64)
     params[P_LEAF_VCF] = 3
     params[P_WIDTH] = 16
@@ -142,7 +142,8 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     params[P_LATE_PLY] = LATE_MOVE_PLY
     params[P_CALM_OWN] = core.C_F3      # quiet moves make less than an open three ...
     params[P_CALM_OPP] = core.C_B4      # ... and stop less than a four
-    return SearchCtx(
+    n_weights = core.NUM_CLASSES + core.NUM_PATTERNS
+    cx = SearchCtx(
         ctrl=threats.new_ctrl(),
         tt=np.zeros((size, 2), dtype=np.uint64),
         killers=np.full((MAXPLY + 1, 2), -1, dtype=np.int32),
@@ -151,18 +152,21 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
         vals=np.zeros((MAXPLY + 1, n_cells), dtype=np.int32),
         pv=np.zeros((MAXPLY + 1, MAXPLY + 1), dtype=np.int32),
         pvlen=np.zeros(MAXPLY + 1, dtype=np.int32),
-        wown=np.concatenate((tab.own, tab.pattern_own)), wopp=np.concatenate((tab.opp, tab.pattern_opp)),
+        wown=np.zeros(n_weights, dtype=np.int32), wopp=np.zeros(n_weights, dtype=np.int32),
         params=params,
         tpv=np.zeros(threats.MAXPLY, dtype=np.int64),
         ttt=new_threat_table(16),
     )
+    set_weights(cx, evaluation.tables())
+    return cx
 
 
 def set_weights(cx: SearchCtx, tables: evaluation.EvalTables) -> None:
-    """Load a rule's evaluation tables into the context (classes, then line patterns)."""
-    n = len(tables.own)
-    cx.wown[:n], cx.wown[n:] = tables.own, tables.pattern_own
-    cx.wopp[:n], cx.wopp[n:] = tables.opp, tables.pattern_opp
+    """Load a rule's evaluation tables into the context: classes, then line patterns from
+    PATTERN_COUNTS on, the layout of the core's counts."""
+    p = core.PATTERN_COUNTS
+    cx.wown[:p], cx.wown[p:] = tables.own, tables.pattern_own
+    cx.wopp[:p], cx.wopp[p:] = tables.opp, tables.pattern_opp
 
 
 def clear_ctx(cx: SearchCtx) -> None:
@@ -201,7 +205,7 @@ def evaluate(st: BoardState, cx: SearchCtx) -> np.int64:
     v = 0
     for k in range(1, 10):
         v += cx.wown[k] * st.counts[me, k] - cx.wopp[k] * st.counts[op, k]
-    for k in range(core.PATTERN_COUNTS + 2, core.PATTERN_COUNTS + 10):
+    for k in range(core.PATTERN_COUNTS + B1, core.PATTERN_COUNTS + F5):     # B1 .. F4
         v += cx.wown[k] * st.counts[me, k] - cx.wopp[k] * st.counts[op, k]
     return v
 
@@ -788,8 +792,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
     t0 = time.perf_counter()
     n_cells = st.cells.shape[0]
     cx = get_ctx(n_cells, tt_bytes)
-    tab = evaluation.tables(int(st.meta[core.M_RULE]))
-    set_weights(cx, tab)
+    set_weights(cx, evaluation.tables(int(st.meta[core.M_RULE])))
     if clear:
         clear_ctx(cx)
     else:

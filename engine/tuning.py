@@ -39,7 +39,7 @@ import numpy as np
 from .board import Board, IllegalMove
 from .core import C_F4, C_FIVE, C_WEAK, PATTERN_COUNTS
 from .evaluation import EvalTables
-from .patterns import B1, F4, F5
+from .patterns import B1, F4, F5, NUM_PATTERNS
 from .records import RESULT_BLACK, RESULT_DRAW, RESULT_WHITE, GameRecord
 from .rules import Rule, parse_rule
 
@@ -55,6 +55,10 @@ _OWN_CLS, _OPP_CLS = slice(0, NCLS), slice(NCLS, 2 * NCLS)
 _OWN_PAT, _OPP_PAT = slice(2 * NCLS, 2 * NCLS + NPAT), slice(2 * NCLS + NPAT, NFEAT)
 #: every pattern column (`gomoku tune --no-patterns` blanks them)
 PATTERN_COLUMNS = slice(2 * NCLS, NFEAT)
+#: per EvalTables field (own, opp, pattern_own, pattern_opp): the table's length, the entries
+#: the features weigh, and their feature columns
+_LAYOUT = ((C_FIVE + 1, CLASSES, _OWN_CLS), (C_FIVE + 1, CLASSES, _OPP_CLS),
+           (NUM_PATTERNS, PATTERNS, _OWN_PAT), (NUM_PATTERNS, PATTERNS, _OPP_PAT))
 _F4_COL = C_F4 - C_WEAK         # column of the own F4 class: never a leaf position
 _F4_PAT_COL = 2 * NCLS + F4 - B1   # column of the own F4 pattern: the same cells
 
@@ -278,14 +282,15 @@ def fit(X: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50, tol: fl
 
 def weight_vector(tables: EvalTables) -> np.ndarray:
     """The NFEAT weights of a set of tables, in the feature columns' order."""
-    parts = []
-    for t, cut in ((tables.own, CLASSES), (tables.opp, CLASSES),
-                   (tables.pattern_own, PATTERNS), (tables.pattern_opp, PATTERNS)):
-        a = np.asarray(t, dtype=np.float64)
-        if a.shape != (C_FIVE + 1,):
-            raise ValueError(f"a weight table needs {C_FIVE + 1} entries, not {a.shape}")
-        parts.append(a[cut])
-    return np.concatenate(parts)
+    return np.concatenate([_checked(t, size)[cut].astype(np.float64)
+                           for t, (size, cut, _cols) in zip(tables, _LAYOUT)])
+
+
+def _checked(table: Sequence[float], size: int) -> np.ndarray:
+    a = np.asarray(table)
+    if a.shape != (size,):
+        raise ValueError(f"a weight table needs {size} entries, not {a.shape}")
+    return a
 
 
 def evaluate(X: np.ndarray, tables: EvalTables) -> np.ndarray:
@@ -339,16 +344,11 @@ def to_tables(w: np.ndarray, scale: float, current: EvalTables,
     seen[_F4_COL] = False                      # own open four: never a leaf position
     seen[_F4_PAT_COL] = False
     out = []
-    for t_now, cut, cols in ((current.own, CLASSES, _OWN_CLS), (current.opp, CLASSES, _OPP_CLS),
-                             (current.pattern_own, PATTERNS, _OWN_PAT),
-                             (current.pattern_opp, PATTERNS, _OPP_PAT)):
-        now = np.array(t_now, dtype=np.int64)
-        if now.shape != (C_FIVE + 1,):
-            raise ValueError(f"a weight table needs {C_FIVE + 1} entries, not {now.shape}")
-        t = np.zeros(C_FIVE + 1, dtype=np.int64)
-        fitted = np.rint(w[cols] * scale).astype(np.int64)
-        t[cut] = np.where(seen[cols], fitted, now[cut])
-        out.append(t.astype(np.int32))
+    for t_now, (size, cut, cols) in zip(current, _LAYOUT):
+        now = _checked(t_now, size)
+        t = np.zeros(size, dtype=np.int32)
+        t[cut] = np.where(seen[cols], np.rint(w[cols] * scale), now[cut])
+        out.append(t)
     return EvalTables(*out)
 
 
