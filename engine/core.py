@@ -16,7 +16,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .patterns import EMPTY, BLACK, WHITE, WALL, NUM_PATTERNS, pattern_tables  # noqa: F401
+from .patterns import (EMPTY, BLACK, WHITE, WALL, B2, F4, NUM_PATTERNS, PATTERN_NAMES,  # noqa: F401
+                       pattern_tables)
 
 PAD = 5
 MIN_SIZE, MAX_SIZE = 5, 22
@@ -30,6 +31,8 @@ C_NONE, C_WEAK, C_F2, C_B3, C_F2X2, C_F3, C_B4, C_F3X2, C_B4F3, C_F4, C_FIVE = r
 NUM_CLASSES = 11
 #: column of counts[] where the line-pattern counts start
 PATTERN_COUNTS = NUM_CLASSES
+#: column of counts[] where the pattern-pair counts start (see PAIR_TABLE)
+PAIR_COUNTS = PATTERN_COUNTS + NUM_PATTERNS
 CLASS_NAMES = ("NONE", "WEAK", "F2", "B3", "F2X2", "F3", "B4", "F3X2", "B4F3", "F4", "FIVE")
 
 # move-ordering / evaluation score of a single line pattern (index = pattern id)
@@ -44,10 +47,11 @@ class BoardState(NamedTuple):
     pat: np.ndarray       # uint8[2, 4, N]: line pattern per colour and direction (empty cells)
     cls: np.ndarray       # uint8[2, N]: combined class per colour (empty cells)
     score: np.ndarray     # int32[2, N]: pattern score per colour (empty cells)
-    counts: np.ndarray    # int32[2, NUM_CLASSES + NUM_PATTERNS]: empty board cells per colour
-                          # and class, then (empty cell, direction) pairs per colour and line
-                          # pattern at PATTERN_COUNTS + pattern (one array, not two: every
-                          # array of this tuple costs each jitted call that passes it)
+    counts: np.ndarray    # int32[2, NUM_CLASSES + NUM_PATTERNS + NUM_PAIRS]: empty board cells
+                          # per colour and class, then (empty cell, direction) pairs per colour
+                          # and line pattern at PATTERN_COUNTS + pattern, then empty cells per
+                          # colour and pattern pair at PAIR_COUNTS + pair (one array, not three:
+                          # every array of this tuple costs each jitted call that passes it)
     near: np.ndarray      # int16[N]: stones within the 5x5 square around the cell
     moves: np.ndarray     # int32[max moves]: cell index of each move played
     span: np.ndarray      # int64[max moves + 1, 2]: cell range holding every cell within two
@@ -77,7 +81,7 @@ def new_state(width: int, height: int, rule: int) -> BoardState:
         pat=np.zeros((2, 4, n), dtype=np.uint8),
         cls=np.zeros((2, n), dtype=np.uint8),
         score=np.zeros((2, n), dtype=np.int32),
-        counts=np.zeros((2, NUM_CLASSES + NUM_PATTERNS), dtype=np.int32),
+        counts=np.zeros((2, NUM_CLASSES + NUM_PATTERNS + NUM_PAIRS), dtype=np.int32),
         near=np.zeros(n, dtype=np.int16),
         moves=np.zeros(width * height + 1, dtype=np.int32),
         span=np.zeros((width * height + 2, 2), dtype=np.int64),
@@ -161,19 +165,64 @@ def _class_table() -> np.ndarray:
 CLASS_TABLE = _class_table()
 
 
+def _pair_names() -> tuple[str, ...]:
+    """Names of the pattern pairs: the strongest of a cell's four line patterns and the next,
+    from B2 up (a weaker second pattern is one entry, 'low'); index 0 is every cell whose
+    strongest pattern is below B2 (or a five), which the evaluation does not weigh."""
+    names = ["none"]
+    for top in range(B2, F4 + 1):
+        names.append(f"{PATTERN_NAMES[top]}+low")
+        names += [f"{PATTERN_NAMES[top]}+{PATTERN_NAMES[s]}" for s in range(B2, top + 1)]
+    return tuple(names)
+
+
+#: the evaluation weighs a cell's two strongest lines together as well as each line alone
+#: and its class: two threes at one cell are worth more, or less, than the lines' sum, and
+#: the class keeps only the strongest combinations (F3X2, B4F3) apart
+PAIR_NAMES = _pair_names()
+NUM_PAIRS = len(PAIR_NAMES)
+
+
+def _pair_table() -> np.ndarray:
+    """Pair index of every four line patterns, flattened like CLASS_TABLE."""
+    index = {n: i for i, n in enumerate(PAIR_NAMES)}
+    t = np.zeros(NUM_CLASSES ** 4, dtype=np.uint8)
+    for i in range(NUM_CLASSES ** 4):
+        ps = sorted((i // NUM_CLASSES ** 3, i // NUM_CLASSES ** 2 % NUM_CLASSES,
+                     i // NUM_CLASSES % NUM_CLASSES, i % NUM_CLASSES), reverse=True)
+        top, second = ps[0], ps[1]
+        if B2 <= top <= F4:
+            t[i] = index[f"{PATTERN_NAMES[top]}+" + (PATTERN_NAMES[second] if second >= B2 else "low")]
+    t.setflags(write=False)
+    return t
+
+
+PAIR_TABLE = _pair_table()
+
+
 @njit(cache=True, inline="always")
-def _reclass_colour(st: BoardState, c: np.int64, j: np.int64) -> None:
+def _pattern_index(st: BoardState, c: np.int64, j: np.int64) -> np.int64:
+    """Index of cell j's four stored line patterns of colour c in CLASS_TABLE / PAIR_TABLE."""
+    return ((np.int64(st.pat[c, 0, j]) * 11 + st.pat[c, 1, j]) * 11 + st.pat[c, 2, j]) * 11 + st.pat[c, 3, j]
+
+
+@njit(cache=True, inline="always")
+def _reclass_colour(st: BoardState, c: np.int64, j: np.int64, old: np.int64) -> None:
     """Class and score of empty cell j for colour index c from its stored line patterns,
-    with its class count moved from the old class to the new."""
+    with its class and pair counts moved from the old ones to the new (`old`: the cell's
+    pattern index before its patterns changed)."""
     st.counts[c, st.cls[c, j]] -= 1
     p0 = st.pat[c, 0, j]
     p1 = st.pat[c, 1, j]
     p2 = st.pat[c, 2, j]
     p3 = st.pat[c, 3, j]
-    k = CLASS_TABLE[((np.int64(p0) * 11 + p1) * 11 + p2) * 11 + p3]
+    i = ((np.int64(p0) * 11 + p1) * 11 + p2) * 11 + p3
+    k = CLASS_TABLE[i]
     st.cls[c, j] = k
     st.score[c, j] = LINE_SCORE[p0] + LINE_SCORE[p1] + LINE_SCORE[p2] + LINE_SCORE[p3] + CLASS_BONUS[k]
     st.counts[c, k] += 1
+    st.counts[c, PAIR_COUNTS + PAIR_TABLE[old]] -= 1
+    st.counts[c, PAIR_COUNTS + PAIR_TABLE[i]] += 1
 
 
 @njit(cache=True, inline="always")
@@ -187,24 +236,31 @@ def _refresh_line(st: BoardState, j: np.int64, d: np.int64) -> None:
         for c in range(2):
             q = (p >> (4 * c)) & 15
             if q != st.pat[c, d, j]:
+                old = _pattern_index(st, c, j)
                 st.counts[c, PATTERN_COUNTS + st.pat[c, d, j]] -= 1
                 st.counts[c, PATTERN_COUNTS + q] += 1
                 st.pat[c, d, j] = q
-                _reclass_colour(st, c, j)
+                _reclass_colour(st, c, j, old)
 
 
 @njit(cache=True, inline="always")
 def _refresh_cell(st: BoardState, j: np.int64) -> None:
     """All four directions of cell j, counted as a newly empty cell."""
+    old0 = _pattern_index(st, 0, j)
+    old1 = _pattern_index(st, 1, j)
     for d in range(4):
         p = st.tables[st.keys[d, j]]
         st.pat[0, d, j] = p & 15
         st.pat[1, d, j] = p >> 4
         st.counts[0, PATTERN_COUNTS + (p & 15)] += 1
         st.counts[1, PATTERN_COUNTS + (p >> 4)] += 1
-    for c in range(2):
-        st.counts[c, st.cls[c, j]] += 1    # _reclass_colour moves it to the right class
-        _reclass_colour(st, c, j)
+    # _reclass_colour moves these counts to the right class and pair
+    st.counts[0, st.cls[0, j]] += 1
+    st.counts[0, PAIR_COUNTS + PAIR_TABLE[old0]] += 1
+    _reclass_colour(st, 0, j, old0)
+    st.counts[1, st.cls[1, j]] += 1
+    st.counts[1, PAIR_COUNTS + PAIR_TABLE[old1]] += 1
+    _reclass_colour(st, 1, j, old1)
 
 
 @njit(cache=True, inline="always")
@@ -238,6 +294,7 @@ def _set_cell(st: BoardState, idx: np.int64, value: np.int64) -> None:
     if old == 0:
         for c in range(2):
             st.counts[c, st.cls[c, idx]] -= 1
+            st.counts[c, PAIR_COUNTS + PAIR_TABLE[_pattern_index(st, c, idx)]] -= 1
             for d in range(4):
                 st.counts[c, PATTERN_COUNTS + st.pat[c, d, idx]] -= 1
         st.meta[7] -= 1

@@ -1,13 +1,17 @@
 """Tunable weights of the classical evaluation, in one table.
 
 The evaluation is a weighted count of empty cells by what a stone there would make: by the
-cell's class (what the four lines make together: an open three, a four-three ...) and by
-each line's pattern on its own (the core keeps `counts[colour, class]` and
-`counts[colour, PATTERN_COUNTS + pattern]` incrementally, so it costs 36 multiply-adds per leaf). The
-patterns say what the class folds away: how many lines a cell serves and how strong each
-is (a four-three point with an open three behind it, or two blocked threes). The side to
-move gets the larger weights because it moves first: its open three is one step from an
-open four, the opponent's is one step from being blocked.
+cell's class (what the four lines make together: an open three, a four-three ...), by each
+line's pattern on its own, and by the pair of the cell's two strongest line patterns (the
+core keeps `counts[colour, class]`, `counts[colour, PATTERN_COUNTS + pattern]` and
+`counts[colour, PAIR_COUNTS + pair]` incrementally, so it costs 88 multiply-adds per leaf).
+The patterns say what the class folds away: how many lines a cell serves and how strong each
+is (a four-three point with an open three behind it, or two blocked threes). The pairs say
+what the patterns, counted one line at a time, cannot: that two lines meet at one cell, which
+makes a point worth more (or less) than its lines' sum; the class keeps only the strongest
+meetings apart (F3X2, B4F3). The side to move gets the larger weights because it moves
+first: its open three is one step from an open four, the opponent's is one step from being
+blocked.
 
 The tables are fitted, not guessed: `gomoku tune GAMES...` (engine.tuning, Texel's method)
 fits the logistic of this evaluation to game results over the positions the leaf scores, and
@@ -23,6 +27,8 @@ way); renju and caro use them.
 
 Class order (core.C_*): NONE, WEAK, F2, B3, F2X2, F3, B4, F3X2, B4F3, F4, FIVE.
 Pattern order (patterns.*): DEAD, OL, B1, F1, B2, F2, B3, F3, B4, F4, F5.
+Pair order (core.PAIR_NAMES): none, B2+low, B2+B2, F2+low, F2+B2, F2+F2, B3+low ... F4+F4
+(strongest pattern from B2 up, then the second: 'low' below B2); `none` is not weighed.
 """
 from __future__ import annotations
 
@@ -30,6 +36,7 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from .core import NUM_PAIRS
 from .patterns import NUM_PATTERNS
 
 #: weight per empty cell of each class, for the side to move (FIVE never reaches the
@@ -48,10 +55,12 @@ OPP_WEIGHTS = np.array([0, -12, 20, 56, 14, 152, 219, 264, 1003, 635, 0], dtype=
 #: 0.0842. Self-play at 0.3 s/move against those: 106-88-6 (200 games, Elo +31 +- 48, LOS 90 %).
 #: (The class tables before had beaten the result-fitted standard tables 62-37-1 in self-play,
 #: and against PentaZen at 50 ms a move, we at 1 s, 20-39-1 against 12-47-1.)
-STANDARD_OWN_WEIGHTS = np.array([0, 8, -51, -56, -89, 78, 185, 83, 3434, 4000, 0], dtype=np.int32)
-STANDARD_OPP_WEIGHTS = np.array([0, 8, -53, -35, -80, 70, 169, 59, 850, 582, 0], dtype=np.int32)
-STANDARD_PATTERN_OWN = np.array([0, 0, 0, -1, 16, 60, 107, 70, 200, 0, 0], dtype=np.int32)
-STANDARD_PATTERN_OPP = np.array([0, 0, -2, -2, 15, 58, 80, 31, 199, 191, 0], dtype=np.int32)
+STANDARD_OWN_WEIGHTS = np.array([0, 2, -3, 6, 19, 53, 105, 88, 1907, 4000, 0], dtype=np.int32)
+STANDARD_OPP_WEIGHTS = np.array([0, 2, -13, 4, 6, 35, 101, 55, 517, 282, 0], dtype=np.int32)
+STANDARD_PATTERN_OWN = np.array([0, 0, 0, 0, 11, 7, 23, 45, 113, 0, 0], dtype=np.int32)
+STANDARD_PATTERN_OPP = np.array([0, 0, -1, -1, 9, 26, 13, 32, 102, 279, 0], dtype=np.int32)
+STANDARD_PAIR_OWN = np.array([0, 0, -6, -7, 15, 2, 5, -5, 85, 105, 35, 45, 151, 195, 88, 41, 157, 497, 740, 1907, 0, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
+STANDARD_PAIR_OPP = np.array([0, 0, -3, -17, -2, -23, 14, 19, 55, 105, 16, 41, 104, 109, 55, 71, 162, 329, 497, 517, 817, 164, 454, 364, 678, -85, -636, 1716], dtype=np.int32)
 
 #: freestyle's tables are distilled from a stronger engine instead of fitted to results:
 #: positions labelled with PentaZen's 200 ms search score turned into a win probability (how:
@@ -73,31 +82,39 @@ STANDARD_PATTERN_OPP = np.array([0, 0, -2, -2, 15, 58, 80, 31, 199, 191, 0], dty
 #: point that is not a win, all they see, came out as a liability.
 #: The first, class-only distillation (first file) had beaten the result-fitted common tables
 #: 72-27-1 in self-play and 35 % against 25 % against PentaZen at 50 ms a move (we at 1 s).
-FREESTYLE_OWN_WEIGHTS = np.array([0, 5, -33, -51, -77, 88, 158, 237, 3781, 4000, 0], dtype=np.int32)
-FREESTYLE_OPP_WEIGHTS = np.array([0, 2, -29, -46, -64, 61, 157, 39, 1007, 417, 0], dtype=np.int32)
-FREESTYLE_PATTERN_OWN = np.array([0, 0, -1, -1, 8, 53, 99, 84, 176, 0, 0], dtype=np.int32)
-FREESTYLE_PATTERN_OPP = np.array([0, 0, -2, -1, 10, 44, 86, 62, 166, 364, 0], dtype=np.int32)
+FREESTYLE_OWN_WEIGHTS = np.array([0, 2, 5, 18, -18, 57, 88, 168, 2095, 4000, 0], dtype=np.int32)
+FREESTYLE_OPP_WEIGHTS = np.array([0, -1, -2, 10, -18, 41, 87, 58, 594, 279, 0], dtype=np.int32)
+FREESTYLE_PATTERN_OWN = np.array([0, 0, 0, 1, 11, 4, 24, 52, 98, 0, 0], dtype=np.int32)
+FREESTYLE_PATTERN_OPP = np.array([0, 0, -2, 1, 14, 14, 26, 39, 89, 282, 0], dtype=np.int32)
+FREESTYLE_PAIR_OWN = np.array([0, -10, -29, 3, 18, 49, -10, -3, 48, 87, 43, 66, 144, 238, 168, 36, 115, 453, 579, 2095, 0, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
+FREESTYLE_PAIR_OPP = np.array([0, -13, -25, -4, 2, 18, -14, 16, 16, 62, 31, 38, 93, 173, 58, 49, 159, 319, 384, 594, 410, 143, 421, 412, 582, 353, 220, -155], dtype=np.int32)
 
 
 class EvalTables(NamedTuple):
-    """The weights of the evaluation: per class of an empty cell (int32[11], NONE..FIVE) and
-    per line pattern of an empty cell's direction (int32[11], DEAD..F5), for the side to
-    move and for the side that just moved."""
+    """The weights of the evaluation: per class of an empty cell (int32[11], NONE..FIVE),
+    per line pattern of an empty cell's direction (int32[11], DEAD..F5) and per pattern pair
+    of an empty cell (int32[NUM_PAIRS], core.PAIR_NAMES), for the side to move and for the
+    side that just moved."""
     own: np.ndarray
     opp: np.ndarray
     pattern_own: np.ndarray
     pattern_opp: np.ndarray
+    pair_own: np.ndarray
+    pair_opp: np.ndarray
 
 
 _NO_PATTERNS = np.zeros(NUM_PATTERNS, dtype=np.int32)
+_NO_PAIRS = np.zeros(NUM_PAIRS, dtype=np.int32)
 
 #: rule id (engine.rules.Rule) -> its own tables; renju and caro use the common ones (which
 #: weigh classes only)
 RULE_TABLES = {0: EvalTables(FREESTYLE_OWN_WEIGHTS, FREESTYLE_OPP_WEIGHTS,
-                             FREESTYLE_PATTERN_OWN, FREESTYLE_PATTERN_OPP),
+                             FREESTYLE_PATTERN_OWN, FREESTYLE_PATTERN_OPP,
+                             FREESTYLE_PAIR_OWN, FREESTYLE_PAIR_OPP),
                1: EvalTables(STANDARD_OWN_WEIGHTS, STANDARD_OPP_WEIGHTS,
-                             STANDARD_PATTERN_OWN, STANDARD_PATTERN_OPP)}
-COMMON_TABLES = EvalTables(OWN_WEIGHTS, OPP_WEIGHTS, _NO_PATTERNS, _NO_PATTERNS)
+                             STANDARD_PATTERN_OWN, STANDARD_PATTERN_OPP,
+                             STANDARD_PAIR_OWN, STANDARD_PAIR_OPP)}
+COMMON_TABLES = EvalTables(OWN_WEIGHTS, OPP_WEIGHTS, _NO_PATTERNS, _NO_PATTERNS, _NO_PAIRS, _NO_PAIRS)
 
 #: centi-stones per evaluation unit when reporting scores
 SCORE_SCALE = 1

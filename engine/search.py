@@ -118,8 +118,8 @@ class SearchCtx(NamedTuple):
     vals: np.ndarray      # int32[MAXPLY, N]
     pv: np.ndarray        # int32[MAXPLY + 1, MAXPLY + 1]
     pvlen: np.ndarray     # int32[MAXPLY + 1]
-    wown: np.ndarray      # int32[22]: class weights, then line-pattern weights (as counts)
-    wopp: np.ndarray      # int32[22]
+    wown: np.ndarray      # int32[50]: class, line-pattern and pair weights (as counts)
+    wopp: np.ndarray      # int32[50]
     params: np.ndarray    # int64[8]
     tpv: np.ndarray       # int64[threats.MAXPLY]
     ttt: ThreatTable
@@ -142,7 +142,7 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     params[P_LATE_PLY] = LATE_MOVE_PLY
     params[P_CALM_OWN] = core.C_F3      # quiet moves make less than an open three ...
     params[P_CALM_OPP] = core.C_B4      # ... and stop less than a four
-    n_weights = core.NUM_CLASSES + core.NUM_PATTERNS
+    n_weights = core.NUM_CLASSES + core.NUM_PATTERNS + core.NUM_PAIRS
     cx = SearchCtx(
         ctrl=threats.new_ctrl(),
         tt=np.zeros((size, 2), dtype=np.uint64),
@@ -164,9 +164,9 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
 def set_weights(cx: SearchCtx, tables: evaluation.EvalTables) -> None:
     """Load a rule's evaluation tables into the context: classes, then line patterns from
     PATTERN_COUNTS on, the layout of the core's counts."""
-    p = core.PATTERN_COUNTS
-    cx.wown[:p], cx.wown[p:] = tables.own, tables.pattern_own
-    cx.wopp[:p], cx.wopp[p:] = tables.opp, tables.pattern_opp
+    p, q = core.PATTERN_COUNTS, core.PAIR_COUNTS
+    cx.wown[:p], cx.wown[p:q], cx.wown[q:] = tables.own, tables.pattern_own, tables.pair_own
+    cx.wopp[:p], cx.wopp[p:q], cx.wopp[q:] = tables.opp, tables.pattern_opp, tables.pair_opp
 
 
 def clear_ctx(cx: SearchCtx) -> None:
@@ -206,6 +206,8 @@ def evaluate(st: BoardState, cx: SearchCtx) -> np.int64:
     for k in range(1, 10):
         v += cx.wown[k] * st.counts[me, k] - cx.wopp[k] * st.counts[op, k]
     for k in range(core.PATTERN_COUNTS + B1, core.PATTERN_COUNTS + F5):     # B1 .. F4
+        v += cx.wown[k] * st.counts[me, k] - cx.wopp[k] * st.counts[op, k]
+    for k in range(core.PAIR_COUNTS + 1, core.PAIR_COUNTS + core.NUM_PAIRS):   # pair 0 is unweighed
         v += cx.wown[k] * st.counts[me, k] - cx.wopp[k] * st.counts[op, k]
     return v
 

@@ -5,8 +5,10 @@ line-pattern counts the board core keeps: from the side to move's view
 
     eval = sum_k OWN[k] * counts[me, k] - OPP[k] * counts[op, k]                k = WEAK .. F4
          + sum_p PATTERN_OWN[p] * pcounts[me, p] - PATTERN_OPP[p] * pcounts[op, p]   p = B1 .. F4
+         + sum_q PAIR_OWN[q] * qcounts[me, q] - PAIR_OPP[q] * qcounts[op, q]   q = 1 .. NUM_PAIRS-1
 
-(pcounts[c, p] being counts[c, PATTERN_COUNTS + p] in the core)
+(pcounts[c, p] being counts[c, PATTERN_COUNTS + p] in the core, qcounts[c, q] counts[c,
+PAIR_COUNTS + q])
 
 Texel's method (Peter Österlund, Texel chess engine) treats `sigmoid(eval / K)` as the
 probability that the side to move wins and picks the weights that best predict real game
@@ -37,7 +39,7 @@ from typing import Callable, Iterable, Optional, Sequence
 import numpy as np
 
 from .board import Board, IllegalMove
-from .core import C_F4, C_FIVE, C_WEAK, PATTERN_COUNTS
+from .core import C_F4, C_FIVE, C_WEAK, NUM_PAIRS, PAIR_COUNTS, PAIR_NAMES, PATTERN_COUNTS
 from .evaluation import EvalTables
 from .patterns import B1, F4, F5, NUM_PATTERNS
 from .records import RESULT_BLACK, RESULT_DRAW, RESULT_WHITE, GameRecord
@@ -49,18 +51,27 @@ NCLS = C_FIVE - C_WEAK          # 9 classes per side
 #: the line patterns it weighs: B1 .. F4 (DEAD and OL say nothing, F5 never reaches it)
 PATTERNS = slice(B1, F5)
 NPAT = F5 - B1                  # 8 patterns per side
-#: feature columns: own classes, opponent classes, own patterns, opponent patterns
-NFEAT = 2 * NCLS + 2 * NPAT
+#: the pattern pairs it weighs: all but pair 0 (a cell with nothing from B2 up)
+PAIRS = slice(1, NUM_PAIRS)
+NPAIR = NUM_PAIRS - 1           # 27 pairs per side
+#: feature columns: own classes, opponent classes, own patterns, opponent patterns, own
+#: pairs, opponent pairs
+_P0 = 2 * NCLS + 2 * NPAT
+NFEAT = _P0 + 2 * NPAIR
 _OWN_CLS, _OPP_CLS = slice(0, NCLS), slice(NCLS, 2 * NCLS)
-_OWN_PAT, _OPP_PAT = slice(2 * NCLS, 2 * NCLS + NPAT), slice(2 * NCLS + NPAT, NFEAT)
-#: every pattern column (`gomoku tune --no-patterns` blanks them)
+_OWN_PAT, _OPP_PAT = slice(2 * NCLS, 2 * NCLS + NPAT), slice(2 * NCLS + NPAT, _P0)
+_OWN_PAIR, _OPP_PAIR = slice(_P0, _P0 + NPAIR), slice(_P0 + NPAIR, NFEAT)
+#: every pattern and pair column (`gomoku tune --no-patterns` blanks them)
 PATTERN_COLUMNS = slice(2 * NCLS, NFEAT)
-#: per EvalTables field (own, opp, pattern_own, pattern_opp): the table's length, the entries
-#: the features weigh, and their feature columns
+#: per EvalTables field (own, opp, pattern_own, pattern_opp, pair_own, pair_opp): the table's
+#: length, the entries the features weigh, and their feature columns
 _LAYOUT = ((C_FIVE + 1, CLASSES, _OWN_CLS), (C_FIVE + 1, CLASSES, _OPP_CLS),
-           (NUM_PATTERNS, PATTERNS, _OWN_PAT), (NUM_PATTERNS, PATTERNS, _OPP_PAT))
-_F4_COL = C_F4 - C_WEAK         # column of the own F4 class: never a leaf position
-_F4_PAT_COL = 2 * NCLS + F4 - B1   # column of the own F4 pattern: the same cells
+           (NUM_PATTERNS, PATTERNS, _OWN_PAT), (NUM_PATTERNS, PATTERNS, _OPP_PAT),
+           (NUM_PAIRS, PAIRS, _OWN_PAIR), (NUM_PAIRS, PAIRS, _OPP_PAIR))
+#: columns of the own side's open-four cells (class F4, pattern F4, every F4+ pair): never
+#: a leaf position, so no data
+_F4_COLS = [C_F4 - C_WEAK, 2 * NCLS + F4 - B1] + \
+    [_P0 + i - 1 for i, n in enumerate(PAIR_NAMES) if n.startswith("F4+")]
 
 _LABELS = {RESULT_BLACK: (1.0, 0.0), RESULT_WHITE: (0.0, 1.0), RESULT_DRAW: (0.5, 0.5)}
 
@@ -73,8 +84,9 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 
 def leaf_row(board: Board) -> Optional[np.ndarray]:
     """The NFEAT features of the board's position (counts[me, WEAK..F4], counts[op,
-    WEAK..F4], pcounts[me, B1..F4], pcounts[op, B1..F4]), or None where the search decides the position by rule before its leaf
-    evaluation would be asked: the side to move has a five or an open-four cell, or the
+    WEAK..F4], pcounts[me, B1..F4], pcounts[op, B1..F4], qcounts[me, 1..], qcounts[op, 1..]),
+    or None where the search decides the position by rule before its leaf evaluation would
+    be asked: the side to move has a five or an open-four cell, or the
     opponent has a five to complete. (Renju black's and caro's open-four cells are left
     out too, though the search's leaf does score those: few positions, and the shipped
     common tables were fitted this way.)"""
@@ -85,7 +97,9 @@ def leaf_row(board: Board) -> Optional[np.ndarray]:
     if c[me, C_F4] or c[me, C_FIVE] or c[op, C_FIVE]:
         return None
     pc = c[:, PATTERN_COUNTS:]
-    return np.concatenate([c[me, CLASSES], c[op, CLASSES], pc[me, PATTERNS], pc[op, PATTERNS]]).astype(np.float64)
+    pr = c[:, PAIR_COUNTS:]
+    return np.concatenate([c[me, CLASSES], c[op, CLASSES], pc[me, PATTERNS], pc[op, PATTERNS],
+                           pr[me, PAIRS], pr[op, PAIRS]]).astype(np.float64)
 
 
 def game_positions(rec: GameRecord, min_ply: int = 6) -> tuple[np.ndarray, np.ndarray]:
@@ -227,6 +241,7 @@ def _signed(X: np.ndarray) -> np.ndarray:
     Z = np.asarray(X, dtype=np.float64).copy()
     Z[:, _OPP_CLS] *= -1.0
     Z[:, _OPP_PAT] *= -1.0
+    Z[:, _OPP_PAIR] *= -1.0
     return Z
 
 
@@ -328,21 +343,21 @@ def best_scale(X: np.ndarray, y: np.ndarray, tables: EvalTables,
 
 def to_tables(w: np.ndarray, scale: float, current: EvalTables,
               seen: Optional[np.ndarray] = None) -> EvalTables:
-    """Fitted logit weights -> int32[11] tables in evaluation units.
+    """Fitted logit weights -> int32 tables in evaluation units (11 entries, NUM_PAIRS for
+    the pair tables).
 
     Multiplying by `scale` (the best K of the current tables) keeps one evaluation unit
     worth what it was, so the search's margins keep their meaning. The entries no feature
-    covers stay 0 (classes NONE and FIVE, patterns DEAD, OL and F5). Where `seen`
+    covers stay 0 (classes NONE and FIVE, patterns DEAD, OL and F5, pair 0). Where `seen`
     (bool[NFEAT], e.g. `X.any(axis=0)`) says a column never occurred, the current entry is
     kept: in particular the own F4 class and pattern, which the training positions exclude
-    by design.
+    by design (and the own F4+ pairs).
     """
     w = np.asarray(w, dtype=np.float64)
     if seen is None:
         seen = np.ones(NFEAT, dtype=bool)
     seen = np.asarray(seen, dtype=bool).copy()
-    seen[_F4_COL] = False                      # own open four: never a leaf position
-    seen[_F4_PAT_COL] = False
+    seen[_F4_COLS] = False                     # own open four: never a leaf position
     out = []
     for t_now, (size, cut, cols) in zip(current, _LAYOUT):
         now = _checked(t_now, size)

@@ -81,6 +81,15 @@ def test_counts_match_classes():
         for p in range(core.NUM_PATTERNS):
             n = int(((s.cells == 0)[None, :] & (s.pat[c] == p)).sum())
             assert s.counts[c, core.PATTERN_COUNTS + p] == n
+    for c in range(2):
+        idx = ((s.pat[c, 0].astype(int) * 11 + s.pat[c, 1]) * 11 + s.pat[c, 2]) * 11 + s.pat[c, 3]
+        pairs = core.PAIR_TABLE[idx]
+        for q in range(core.NUM_PAIRS):
+            assert s.counts[c, core.PAIR_COUNTS + q] == int(((s.cells == 0) & (pairs == q)).sum())
+    # the open four's two cells (7,6) and (7,10) and the blocked four's (7,5) and (7,11) have
+    # nothing else of black's on their other lines
+    assert s.counts[0, core.PAIR_COUNTS + core.PAIR_NAMES.index("F4+low")] == 2
+    assert s.counts[0, core.PAIR_COUNTS + core.PAIR_NAMES.index("B4+low")] == 2
     # black has an open three on column 7: two cells that make an open four
     assert s.counts[0, core.C_F4] >= 2
 

@@ -188,11 +188,11 @@ def test_own_five_beats_blocking_the_opponents_five():
     assert r.info["score"] == "win"
 
 
-# game 13 (standard, 1 s/move) against PentaZen, white to move: depth 7 prefers (6, 10); inside
-# iteration 8 (nodes ~6.0k..10.6k) (4, 10) beats it after ~9.1k nodes and (7, 10) after ~10.4k,
-# and the finished depth 8 plays (7, 10) too (node counts with standard's line-pattern tables,
-# every move capped below ply 2, the TT's bounds refining the static evaluation and PV nodes
-# credited in the history)
+# game 13 (standard, 1 s/move) against PentaZen, white to move: depth 7 prefers (9, 5) (after
+# ~6.2k nodes); inside iteration 8 other moves beat it in turn, (5, 11) last after ~11.7k nodes,
+# and the finished depth 8 (~14.2k nodes) plays (5, 11) too (node counts with standard's
+# line-pattern and pattern-pair tables, every move capped below ply 2, the TT's bounds refining
+# the static evaluation and PV nodes credited in the history)
 PARTIAL_ITER = [(6, 9), (6, 8), (7, 8), (8, 7), (5, 9), (7, 9), (8, 10), (8, 5), (5, 10), (8, 6),
                 (8, 8), (8, 3), (8, 4)]
 
@@ -203,14 +203,14 @@ def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
     # the iteration logic alone (no root probes, which can narrow the root moves)
     done = search.search(b.state, max_depth=7, threat_probes=False)
     deeper = search.search(b.state, max_depth=8, threat_probes=False)
-    assert done.depth == 7 and b.coords(done.move) == (6, 10)
-    assert deeper.depth == 8 and b.coords(deeper.move) == (7, 10)
-    # stopped inside depth 8 after (7, 10) beat the completed (6, 10): play the better move
-    cut = search.search(b.state, node_limit=10_500, threat_probes=False)
-    assert cut.depth == 7 and b.coords(cut.move) == (7, 10)
+    assert done.depth == 7 and b.coords(done.move) == (9, 5)
+    assert deeper.depth == 8 and b.coords(deeper.move) == (5, 11)
+    # stopped inside depth 8 after (5, 11) beat the completed (9, 5): play the better move
+    cut = search.search(b.state, node_limit=13_000, threat_probes=False)
+    assert cut.depth == 7 and b.coords(cut.move) == (5, 11)
     # stopped before anything beat the first move: the last completed iteration's move
-    early = search.search(b.state, node_limit=8_000, threat_probes=False)
-    assert early.depth == 7 and b.coords(early.move) == (6, 10)
+    early = search.search(b.state, node_limit=7_500, threat_probes=False)
+    assert early.depth == 7 and b.coords(early.move) == (9, 5)
 
 
 # freestyle game 8 against PentaZen, white to move: depths 5-8 called (8, 5) a proven win
@@ -275,20 +275,25 @@ def test_search_uses_the_rules_evaluation_tables():
         assert (search.get_ctx(b.state.cells.shape[0], 1 << 20).wown[:11] == own).all()
 
 
-def test_search_uses_the_rules_pattern_tables():
+def test_search_uses_the_rules_pattern_and_pair_tables():
     from gomoku.engine import evaluation, search
-    for rule, pown in [(Rule.FREESTYLE, evaluation.FREESTYLE_PATTERN_OWN), (Rule.RENJU, np.zeros(11)),
-                       (Rule.FREESTYLE, evaluation.FREESTYLE_PATTERN_OWN)]:
+    from gomoku.engine.core import NUM_PAIRS, PAIR_COUNTS, PATTERN_COUNTS
+    for rule, pown, popp in [
+            (Rule.FREESTYLE, evaluation.FREESTYLE_PATTERN_OWN, evaluation.FREESTYLE_PAIR_OPP),
+            (Rule.RENJU, np.zeros(11), np.zeros(NUM_PAIRS)),
+            (Rule.STANDARD, evaluation.STANDARD_PATTERN_OWN, evaluation.STANDARD_PAIR_OPP)]:
         b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8)], rule=rule)
         search.search(b.state, max_depth=2, tt_bytes=1 << 20)
-        assert (search.get_ctx(b.state.cells.shape[0], 1 << 20).wown[11:] == pown).all()
+        cx = search.get_ctx(b.state.cells.shape[0], 1 << 20)
+        assert (cx.wown[PATTERN_COUNTS:PAIR_COUNTS] == pown).all()
+        assert (cx.wopp[PAIR_COUNTS:] == popp).all()
 
 
 def test_the_evaluation_weighs_classes_and_line_patterns():
     """evaluate() is the tables' weighted count of the empty cells' classes and line
     patterns, the side to move's weighed by OWN, the other side's subtracted by OPP."""
     from gomoku.engine import evaluation, search
-    from gomoku.engine.core import PATTERN_COUNTS
+    from gomoku.engine.core import NUM_PAIRS, PAIR_COUNTS, PATTERN_COUNTS
     # black to move: an open two on row 7 for black, white's two diagonal stones
     b = Board.from_moves(15, [(7, 7), (8, 8), (8, 7), (9, 9)])
     tab = evaluation.tables(int(b.rule))
@@ -302,7 +307,10 @@ def test_the_evaluation_weighs_classes_and_line_patterns():
         pat = sum(int(tab.pattern_own[p]) * int(st.counts[me, PATTERN_COUNTS + p])
                   - int(tab.pattern_opp[p]) * int(st.counts[op, PATTERN_COUNTS + p]) for p in range(2, 10))
         assert pat != 0                        # freestyle weighs the patterns
-        return cls + pat
+        pair = sum(int(tab.pair_own[q]) * int(st.counts[me, PAIR_COUNTS + q])
+                   - int(tab.pair_opp[q]) * int(st.counts[op, PAIR_COUNTS + q]) for q in range(1, NUM_PAIRS))
+        assert pair != 0                       # ... and the pattern pairs
+        return cls + pat + pair
 
     assert search.evaluate(st, cx) == expected(0)
     b.play(3, 3)                               # white to move: the roles swap
@@ -446,12 +454,13 @@ def test_a_proven_tt_score_cuts_at_any_depth():
 def test_a_tt_bound_refines_the_static_evaluation():
     from gomoku.engine.search import LOWER, UPPER
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
-    # the static evaluation (white to move, about +40) is too close to the window to prune: searched
-    assert _pvs(b, 2, 2, 0, 1)[1] > 1
+    # the static evaluation (white to move, about +380) is too close to the window to prune:
+    # searched
+    assert _pvs(b, 2, 2, 350, 351)[1] > 1
     # a lower bound of 5000 from a shallower search lifts it past beta: reverse futility cuts
-    assert _pvs(b, 2, 2, 0, 1, stored=(5000, 0, LOWER)) == (5000, 1)
+    assert _pvs(b, 2, 2, 350, 351, stored=(5000, 0, LOWER)) == (5000, 1)
     # an upper bound above the static evaluation says nothing new
-    assert _pvs(b, 2, 2, 0, 1, stored=(5000, 0, UPPER))[1] > 1
+    assert _pvs(b, 2, 2, 350, 351, stored=(5000, 0, UPPER))[1] > 1
 
 
 # freestyle, black to move, from our games against PentaZen: a VCT of 19 plies whose threes

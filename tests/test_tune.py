@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from gomoku.engine import evaluation, tuning
 from gomoku.engine.agent import quick_move
 from gomoku.engine.board import Board
-from gomoku.engine.core import C_F3, C_F4, C_FIVE, C_WEAK
+from gomoku.engine.core import C_F3, C_F4, C_FIVE, C_WEAK, NUM_PAIRS, PAIR_NAMES
 from gomoku.engine.evaluation import EvalTables
 from gomoku.engine.patterns import DEAD as P_DEAD, F4 as P_F4, F5 as P_F5
 from gomoku.engine.records import BLACK, EMPTY, GameRecord, save_sgf
@@ -23,29 +23,37 @@ F3, F4 = C_F3 - C_WEAK, C_F4 - C_WEAK     # columns inside one side's block of 9
 # ----------------------------------------------------------------------------- fit
 
 def _synthetic(n: int, w_true: np.ndarray, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Class and pattern counts drawn at random, labelled by a known logistic model."""
+    """Class, pattern and pair counts drawn at random, labelled by a known logistic model."""
     rng = np.random.default_rng(seed)
-    lam = np.array([20, 8, 5, 2, 3, 1.5, 0.5, 0.3, 0.2] * 2 + [30, 20, 10, 6, 3, 2, 1, 0.4] * 2)
+    lam = np.array([20, 8, 5, 2, 3, 1.5, 0.5, 0.3, 0.2] * 2 + [30, 20, 10, 6, 3, 2, 1, 0.4] * 2
+                   + [0.5] * (2 * N_PAIR))
     X = rng.poisson(lam, size=(n, tuning.NFEAT)).astype(np.float64)
     sign = np.ones(tuning.NFEAT)
-    sign[9:18] = sign[26:] = -1                # opponent columns count against the side to move
+    sign[9:18] = sign[26:34] = sign[34 + N_PAIR:] = -1   # opponent columns count against the side to move
     logit = X @ (sign * w_true)
     y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(np.float64)
     return X, y
 
 
-W_TRUE = np.array([-0.02, 0.05, 0.1, 0.03, 0.3, 0.35, 0.9, 0.0, 0.0,          # own classes
-                   -0.03, 0.04, 0.08, 0.02, 0.25, 0.3, 0.4, 1.2, 0.0,         # opponent classes
-                   0.0, 0.01, 0.02, 0.04, 0.1, 0.15, 0.2, 0.0,                # own patterns B1..F4
-                   0.0, 0.01, 0.02, 0.03, 0.08, 0.1, 0.15, 0.5])              # opponent patterns
+N_PAIR = NUM_PAIRS - 1                     # pair columns per side (pair 0 is not weighed)
+#: a few pairs with weight: own F3+F2 and B3+B3, opponent F3+B3
+_PAIR_W = {PAIR_NAMES.index("F3+F2"): 0.2, PAIR_NAMES.index("B3+B3"): 0.15,
+           N_PAIR + PAIR_NAMES.index("F3+B3"): 0.25}
+W_TRUE = np.concatenate([
+    [-0.02, 0.05, 0.1, 0.03, 0.3, 0.35, 0.9, 0.0, 0.0,          # own classes
+     -0.03, 0.04, 0.08, 0.02, 0.25, 0.3, 0.4, 1.2, 0.0,         # opponent classes
+     0.0, 0.01, 0.02, 0.04, 0.1, 0.15, 0.2, 0.0,                # own patterns B1..F4
+     0.0, 0.01, 0.02, 0.03, 0.08, 0.1, 0.15, 0.5],              # opponent patterns
+    [_PAIR_W.get(i + 1, 0.0) for i in range(2 * N_PAIR)]])      # own pairs, opponent pairs
 
 
 def test_fit_recovers_a_known_logistic_model():
     X, y = _synthetic(30000, W_TRUE)
-    X[:, [7, 8, 17, 25]] = 0                 # columns that never occur (own F4 is never a leaf)
+    never = [7, 8, 17, 25] + [34 + i - 1 for i, n in enumerate(PAIR_NAMES) if n.startswith("F4+")]
+    X[:, never] = 0                          # columns that never occur (own F4 is never a leaf)
     w = tuning.fit(X, y, l2=1e-6)
     assert w.shape == (tuning.NFEAT,)
-    assert np.all(w[[7, 8, 17, 25]] == 0)
+    assert np.all(w[never] == 0)
     big = np.abs(W_TRUE) >= 0.05
     assert np.all(np.sign(w[big]) == np.sign(W_TRUE[big]))
     # ratios to the best-determined weight (own F3), roughly
@@ -61,26 +69,34 @@ def test_l2_shrinks_the_weights():
 
 def test_scale_mse_and_int_tables():
     X, y = _synthetic(20000, W_TRUE, seed=3)
-    t = [np.zeros(11) for _ in range(4)]
+    t = [np.zeros(11) for _ in range(4)] + [np.zeros(NUM_PAIRS) for _ in range(2)]
     t[0][1:10], t[1][1:10] = np.rint(W_TRUE[:9] * 300), np.rint(W_TRUE[9:18] * 300)
-    t[2][2:10], t[3][2:10] = np.rint(W_TRUE[18:26] * 300), np.rint(W_TRUE[26:] * 300)
+    t[2][2:10], t[3][2:10] = np.rint(W_TRUE[18:26] * 300), np.rint(W_TRUE[26:34] * 300)
+    t[4][1:], t[5][1:] = np.rint(W_TRUE[34:34 + N_PAIR] * 300), np.rint(W_TRUE[34 + N_PAIR:] * 300)
     tables = EvalTables(*t)
     k = tuning.best_scale(X, y, tables)
     assert 300 / 1.3 < k < 300 * 1.3          # tables in units of 1/300 logit
     assert tuning.mse(X, y, tables, k) < tuning.mse(X, y, tables, k * 5)
-    assert tuning.mse(X, y, tables, k) < tuning.mse(X, y, EvalTables(*[np.zeros(11)] * 4), k)
-    classes_only = EvalTables(t[0], t[1], np.zeros(11), np.zeros(11))
+    zeros = EvalTables(*[np.zeros(11)] * 4, *[np.zeros(NUM_PAIRS)] * 2)
+    assert tuning.mse(X, y, tables, k) < tuning.mse(X, y, zeros, k)
+    classes_only = zeros._replace(own=t[0], opp=t[1])
     assert tuning.mse(X, y, tables, k) < tuning.mse(X, y, classes_only, k)   # patterns count
+    no_pairs = tables._replace(pair_own=t[4] * 0, pair_opp=t[5] * 0)
+    assert tuning.mse(X, y, tables, k) < tuning.mse(X, y, no_pairs, k)       # and pairs
 
     cur = evaluation.tables(0)
     seen = np.ones(tuning.NFEAT, dtype=bool)
     seen[17] = False                           # no opponent F4 in the data: keep the current entry
     fitted = tuning.to_tables(W_TRUE, 300.0, cur, seen)
-    assert all(a.dtype == np.int32 and a.shape == (11,) for a in fitted)
+    assert all(a.dtype == np.int32 and a.shape == (11,) for a in fitted[:4])
+    assert all(a.dtype == np.int32 and a.shape == (NUM_PAIRS,) for a in fitted[4:])
+    assert fitted.pair_own[0] == fitted.pair_opp[0] == 0           # pair 0 is not weighed
+    assert fitted.pair_own[PAIR_NAMES.index("F3+F2")] == round(0.2 * 300)
+    assert fitted.pair_own[PAIR_NAMES.index("F4+F3")] == cur.pair_own[PAIR_NAMES.index("F4+F3")]
     assert fitted.own[0] == fitted.opp[0] == fitted.own[C_FIVE] == fitted.opp[C_FIVE] == 0
     assert fitted.pattern_own[P_F5] == fitted.pattern_opp[P_DEAD] == 0
     assert fitted.own[C_F3] == round(W_TRUE[F3] * 300)
-    assert fitted.pattern_opp[P_F4] == round(W_TRUE[-1] * 300)
+    assert fitted.pattern_opp[P_F4] == round(W_TRUE[33] * 300)
     assert fitted.own[C_F4] == cur.own[C_F4]        # own open four: never fitted
     assert fitted.pattern_own[P_F4] == cur.pattern_own[P_F4]
     assert fitted.opp[C_F4] == cur.opp[C_F4]
@@ -214,6 +230,8 @@ def test_tune_cli_without_patterns_keeps_the_pattern_tables(sgf_file):
     now = evaluation.tables(int(Rule.FREESTYLE))
     assert tuning.table_line("PATTERN_OWN", now.pattern_own) in lines
     assert tuning.table_line("PATTERN_OPP", now.pattern_opp) in lines
+    assert tuning.table_line("PAIR_OWN", now.pair_own) in lines
+    assert tuning.table_line("PAIR_OPP", now.pair_opp) in lines
     assert tuning.table_line("OWN_WEIGHTS", now.own) not in lines     # the class tables are fitted
 
 
@@ -363,5 +381,6 @@ def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, flags, po
     assert r.output.startswith("games: ") and f"positions: {positions} " in r.output
     shipped = evaluation.RULE_TABLES[int(Rule[rule.upper()])]
     lines = r.output.splitlines()
-    for name, table in zip(("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP"), shipped):
+    for name, table in zip(("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP", "PAIR_OWN",
+                            "PAIR_OPP"), shipped):
         assert tuning.table_line(name, table) in lines

@@ -17,7 +17,7 @@ import click
 MIN_POSITIONS = 200
 #: the printed tables' names, in EvalTables order (a rule's own tables in engine/evaluation.py
 #: carry its name in front: FREESTYLE_OWN_WEIGHTS, FREESTYLE_PATTERN_OWN ...)
-TABLE_NAMES = ("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP")
+TABLE_NAMES = ("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP", "PAIR_OWN", "PAIR_OPP")
 
 
 def _load(paths: tuple[str, ...], rule):
@@ -56,14 +56,15 @@ def _next_group(groups) -> int:
                    "current tables predict best). Pins the unit, so a fit whose own best K lies "
                    "off the current one can be reproduced.")
 @click.option("--patterns/--no-patterns", default=True, show_default=True,
-              help="Fit the line-pattern tables too, or the class tables alone (the pattern "
-                   "tables then stay as they are: all zero for the rules that have none).")
+              help="Fit the line-pattern and pattern-pair tables too, or the class tables alone "
+                   "(the pattern and pair tables then stay as they are: all zero for the rules "
+                   "that have none).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar over games (default: when stderr is a terminal).")
 def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rule_text: Optional[str],
          l2: float, holdout: float, seed: int, scale: Optional[float], patterns: bool,
          progress: Optional[bool]) -> None:
-    """Fit the evaluation weights (class and line-pattern tables, OWN/OPP each) to the results
+    """Fit the evaluation weights (class, line-pattern and pattern-pair tables, OWN/OPP each) to the results
     of GAMES (.sgf, .psq) or to the teacher's scores in --scores files.
 
     Texel tuning: each position from --min-ply on that the search's leaf evaluation scores
