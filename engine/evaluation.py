@@ -50,9 +50,11 @@ OPP_WEIGHTS = np.array([0, -12, 20, 56, 14, 152, 219, 264, 1003, 635, 0], dtype=
 #: PentaZen's standard self-play, half from our standard games against it), ..._games2.txt.gz
 #: (5000 from the standard games of our matches) and ..._lines.txt.gz (5000 game positions
 #: followed by 1-6 moves from the 8 best of our move ordering). `gomoku tune --holdout 0
-#: --scores F1 --scores F2 --scores F3` gives these lines. Held out (--holdout 0.2): MSE 0.0726,
-#: class tables alone fitted to the same files 0.0812, the class tables before (first file)
-#: 0.0842. Self-play at 0.3 s/move against those: 106-88-6 (200 games, Elo +31 +- 48, LOS 90 %).
+#: --scores F1 --scores F2 --scores F3` gives these lines. Held out (--holdout 0.2): MSE 0.0685
+#: with the pair tables, 0.0726 for class and pattern tables alone fitted to the same files,
+#: 0.0812 for class tables alone, 0.0842 for the class tables before (first file). Self-play at
+#: 0.3 s/move: with pairs against class and pattern tables 54-40-6 and 60-37-3 (200 games,
+#: 59 %, Elo +65); class and pattern tables against the class tables before 106-88-6.
 #: (The class tables before had beaten the result-fitted standard tables 62-37-1 in self-play,
 #: and against PentaZen at 50 ms a move, we at 1 s, 20-39-1 against 12-47-1.)
 STANDARD_OWN_WEIGHTS = np.array([0, 2, -3, 6, 19, 53, 105, 88, 1907, 4000, 0], dtype=np.int32)
@@ -72,10 +74,12 @@ STANDARD_PAIR_OPP = np.array([0, 0, -3, -17, -2, -23, 14, 19, 55, 105, 16, 41, 1
 #: 1-6 moves drawn from the 8 best of our move ordering: what a search line reaches, which is
 #: what the evaluation is asked about; the game positions alone predict those with MSE 0.098,
 #: fitted with them 0.087). `gomoku tune --holdout 0 --scores F1 --scores F2 --scores F3`
-#: gives these lines. Held out (--holdout 0.2): MSE 0.0746, the same fit without the pattern
-#: tables 0.0791, the earlier tables (classes only, fitted to the first file) 0.0833.
-#: Self-play at 0.3 s/move against those earlier tables: 55-45-0 and 113-84-3, together
-#: 168-129-3 (+45 +- 40 Elo, LOS 99 %); class tables alone fitted to the three files 53-46-1;
+#: gives these lines. Held out (--holdout 0.2): MSE 0.0727 with the pair tables, 0.0746 for
+#: class and pattern tables alone fitted to the same files, 0.0791 for class tables alone,
+#: 0.0833 for the earlier tables (classes only, fitted to the first file). Self-play at
+#: 0.3 s/move: with pairs against class and pattern tables 53-46-1, 54-41-5 and 53-46-1 (300
+#: games, 54.5 %, Elo +31); class and pattern tables against the earlier tables 55-45-0 and
+#: 113-84-3, together 168-129-3 (+45 +- 40 Elo, LOS 99 %); class tables alone fitted to the three files 53-46-1;
 #: pattern tables fitted to the game positions alone (no ..._lines file) 50-47-3 (100 games
 #: each). Fitted to the undecided positions alone
 #: (teacher's p strictly between 0 and 1, which predicts those best) 11-44: a four-three
