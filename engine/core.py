@@ -222,7 +222,8 @@ PATTERN_INDEX_STEP = np.array([11 ** 3, 11 ** 2, 11, 1], dtype=np.int64)
 
 @njit(cache=True, inline="always")
 def _pattern_index(st: BoardState, c: np.int64, j: np.int64) -> np.int64:
-    """Index of cell j's four stored line patterns of colour c in CLASS_TABLE / PAIR_TABLE."""
+    """Index of cell j's four stored line patterns of colour c in CELL_TABLE (and CLASS_TABLE,
+    PAIR_TABLE)."""
     return ((np.int64(st.pat[c, 0, j]) * 11 + st.pat[c, 1, j]) * 11 + st.pat[c, 2, j]) * 11 + st.pat[c, 3, j]
 
 

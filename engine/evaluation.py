@@ -4,7 +4,8 @@ The evaluation is a weighted count of empty cells by what a stone there would ma
 cell's class (what the four lines make together: an open three, a four-three ...), by each
 line's pattern on its own, and by the pair of the cell's two strongest line patterns (the
 core keeps `counts[colour, class]`, `counts[colour, PATTERN_COUNTS + pattern]` and
-`counts[colour, PAIR_COUNTS + pair]` incrementally, so it costs 88 multiply-adds per leaf).
+`counts[colour, PAIR_COUNTS + pair]` incrementally, so a leaf costs one straight loop of 50
+multiply-adds per colour).
 The patterns say what the class folds away: how many lines a cell serves and how strong each
 is (a four-three point with an open three behind it, or two blocked threes). The pairs say
 what the patterns, counted one line at a time, cannot: that two lines meet at one cell, which

@@ -169,7 +169,9 @@ _UNWEIGHED = np.array([core.C_NONE, core.C_FIVE, core.PATTERN_COUNTS + DEAD, cor
 
 def set_weights(cx: SearchCtx, tables: evaluation.EvalTables) -> None:
     """Load a rule's evaluation tables into the context: classes, then line patterns from
-    PATTERN_COUNTS on, the layout of the core's counts."""
+    PATTERN_COUNTS on and pattern pairs from PAIR_COUNTS on, the layout of the core's counts;
+    the entries the evaluation does not weigh are zeroed, whatever the tables say, so that
+    `evaluate` can sum over every count."""
     p, q = core.PATTERN_COUNTS, core.PAIR_COUNTS
     cx.wown[:p], cx.wown[p:q], cx.wown[q:] = tables.own, tables.pattern_own, tables.pair_own
     cx.wopp[:p], cx.wopp[p:q], cx.wopp[q:] = tables.opp, tables.pattern_opp, tables.pair_opp
