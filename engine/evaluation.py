@@ -37,8 +37,16 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from .core import NUM_PAIRS
-from .patterns import NUM_PATTERNS
+from .core import C_FIVE, C_WEAK, NUM_PAIRS
+from .patterns import B1, F5, NUM_PATTERNS
+
+#: the entries of the tables the evaluation weighs: classes WEAK .. F4 (a cell of class NONE
+#: makes nothing; FIVE is decided before the evaluation is asked), line patterns B1 .. F4
+#: (DEAD and OL say nothing, F5 never reaches it), pairs from 1 (pair 0: nothing from B2 up).
+#: The search zeroes the rest; `gomoku tune` fits these and leaves the rest 0.
+WEIGHED_CLASSES = slice(C_WEAK, C_FIVE)
+WEIGHED_PATTERNS = slice(B1, F5)
+WEIGHED_PAIRS = slice(1, NUM_PAIRS)
 
 #: weight per empty cell of each class, for the side to move (FIVE never reaches the
 #: evaluation, F4 only for renju black and caro: the leaf scores an open four as won)

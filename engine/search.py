@@ -34,7 +34,6 @@ from numba import njit
 
 from . import core, dfpn, evaluation, threats
 from .core import BoardState, make_move, scan_span, undo_move
-from .patterns import DEAD, F5, OL
 from .threats import (C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, ThreatTable, is_foul,
                       is_four_class, new_threat_table, tick, vcf)
 
@@ -142,7 +141,7 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     params[P_LATE_PLY] = LATE_MOVE_PLY
     params[P_CALM_OWN] = core.C_F3      # quiet moves make less than an open three ...
     params[P_CALM_OPP] = core.C_B4      # ... and stop less than a four
-    n_weights = core.NUM_CLASSES + core.NUM_PATTERNS + core.NUM_PAIRS
+    n_weights = _WEIGHED.shape[0]
     cx = SearchCtx(
         ctrl=threats.new_ctrl(),
         tt=np.zeros((size, 2), dtype=np.uint64),
@@ -161,10 +160,17 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     return cx
 
 
-#: counts the evaluation does not weigh: classes NONE and FIVE (a five is decided before the
-#: evaluation is asked), patterns DEAD, OL and F5, pair 0 (nothing from B2 up)
-_UNWEIGHED = np.array([core.C_NONE, core.C_FIVE, core.PATTERN_COUNTS + DEAD, core.PATTERN_COUNTS + OL,
-                       core.PATTERN_COUNTS + F5, core.PAIR_COUNTS])
+def _weighed_mask() -> np.ndarray:
+    """The weight slots, in the core's counts layout, the evaluation weighs
+    (evaluation.WEIGHED_*)."""
+    m = np.zeros(core.PAIR_COUNTS + core.NUM_PAIRS, dtype=np.bool_)     # one per count
+    for base, cut in ((0, evaluation.WEIGHED_CLASSES), (core.PATTERN_COUNTS, evaluation.WEIGHED_PATTERNS),
+                      (core.PAIR_COUNTS, evaluation.WEIGHED_PAIRS)):
+        m[base + cut.start:base + cut.stop] = True
+    return m
+
+
+_WEIGHED = _weighed_mask()
 
 
 def set_weights(cx: SearchCtx, tables: evaluation.EvalTables) -> None:
@@ -175,8 +181,8 @@ def set_weights(cx: SearchCtx, tables: evaluation.EvalTables) -> None:
     p, q = core.PATTERN_COUNTS, core.PAIR_COUNTS
     cx.wown[:p], cx.wown[p:q], cx.wown[q:] = tables.own, tables.pattern_own, tables.pair_own
     cx.wopp[:p], cx.wopp[p:q], cx.wopp[q:] = tables.opp, tables.pattern_opp, tables.pair_opp
-    cx.wown[_UNWEIGHED] = 0
-    cx.wopp[_UNWEIGHED] = 0
+    cx.wown[~_WEIGHED] = 0
+    cx.wopp[~_WEIGHED] = 0
 
 
 def clear_ctx(cx: SearchCtx) -> None:

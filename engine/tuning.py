@@ -40,20 +40,16 @@ import numpy as np
 
 from .board import Board, IllegalMove
 from .core import C_F4, C_FIVE, C_WEAK, NUM_PAIRS, PAIR_COUNTS, PAIR_NAMES, PATTERN_COUNTS
-from .evaluation import EvalTables
-from .patterns import B1, F4, F5, NUM_PATTERNS
+from .evaluation import WEIGHED_CLASSES, WEIGHED_PAIRS, WEIGHED_PATTERNS, EvalTables
+from .patterns import B1, F4, NUM_PATTERNS
 from .records import RESULT_BLACK, RESULT_DRAW, RESULT_WHITE, GameRecord
 from .rules import Rule, parse_rule
 
-#: the classes the evaluation weighs: WEAK .. F4 (NONE and FIVE never count)
-CLASSES = slice(C_WEAK, C_FIVE)
-NCLS = C_FIVE - C_WEAK          # 9 classes per side
-#: the line patterns it weighs: B1 .. F4 (DEAD and OL say nothing, F5 never reaches it)
-PATTERNS = slice(B1, F5)
-NPAT = F5 - B1                  # 8 patterns per side
-#: the pattern pairs it weighs: all but pair 0 (a cell with nothing from B2 up)
-PAIRS = slice(1, NUM_PAIRS)
-NPAIR = NUM_PAIRS - 1           # 27 pairs per side
+#: the entries the evaluation weighs (engine.evaluation says why these)
+CLASSES, PATTERNS, PAIRS = WEIGHED_CLASSES, WEIGHED_PATTERNS, WEIGHED_PAIRS
+NCLS = CLASSES.stop - CLASSES.start        # 9 classes per side
+NPAT = PATTERNS.stop - PATTERNS.start      # 8 patterns per side
+NPAIR = PAIRS.stop - PAIRS.start           # 27 pairs per side
 #: feature columns: own classes, opponent classes, own patterns, opponent patterns, own
 #: pairs, opponent pairs
 _P0 = 2 * NCLS + 2 * NPAT

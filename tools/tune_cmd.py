@@ -137,8 +137,9 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
 
     now = evaluation.tables(None if rule is None else int(rule))
     k_now = tuning.best_scale(Xt, yt, now)
+    k_out = k_now if scale is None else scale
     w = tuning.fit(Xt, yt, l2=l2)
-    fitted = tuning.to_tables(w, k_now if scale is None else scale, now, seen=Xt.any(axis=0))
+    fitted = tuning.to_tables(w, k_out, now, seen=Xt.any(axis=0))
     k_fit = tuning.best_scale(Xt, yt, fitted)
 
     def errors(tables, k) -> str:
@@ -153,7 +154,6 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     click.echo(f"positions: {len(y)} (train {int(train.sum())}, holdout {int(test.sum())}), "
                f"from ply {min_ply}, mean label for the side to move {np.mean(y):.3f}")
     click.echo(f"current tables: K={k_now:.1f}  {errors(now, k_now)}")
-    k_out = k_now if scale is None else scale
     click.echo(f"fitted tables:  K={k_out:.1f}  {errors(fitted, k_out)}  (own best K={k_fit:.1f})")
     fitted_on = f"the {g_train} training games" if test.any() else f"all {g_train} games"
     click.echo(f"# fitted on {fitted_on}; paste into engine/evaluation.py:")
