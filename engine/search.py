@@ -16,8 +16,11 @@ short VCF probe for the side to move before the pattern evaluation (engine.evalu
 The Python driver (`search`) adds what is per move rather than per node: VCF/VCT probes at
 the root for both sides (a found win is played at once; an opponent VCF restricts the root
 to moves that refute it), a check of the move chosen (a df-pn VCT for the opponent after
-it: a refuted move is dropped and the depth searched again), aspiration windows, and the
-clock. Time never enters the jitted code: a watcher thread sets ctrl[C_STOP] at the
+it: a refuted move is dropped and the depth searched again), and the clock. Each iteration
+searches the root with the full window, as PentaZen does: aspiration windows (the last
+iteration's score +-80, widened to the full window on a fail) lost to it in self-play
+(39-58-3 at 0.3 s/move; +-250: 52-44-4), the scores of successive iterations differ by more
+than any narrow window in these positions. Time never enters the jitted code: a watcher thread sets ctrl[C_STOP] at the
 deadline or when `stop` is set, and the nogil search polls it every node. Under a node or
 depth limit (and no time limit) the result depends only on the position: every search
 starts with cleared tables.
@@ -91,7 +94,7 @@ def _move_counts(cap: int, a: float, b: float) -> np.ndarray:
 
 #: moves searched per node by remaining depth, where neither side has a three or a four on
 #: the board and elsewhere; at the root and its replies only quiet moves are counted. A quiet
-#: node gets the wide quota (up to 32, though the width of 16 drops quiet moves first): its
+#: node gets the wide quota (up to 32, as wide as WIDTH): its
 #: moves differ little in score, and the right one is often not among the first few. A
 #: threat on the board narrows the sensible moves to its answers and counter-threats, so
 #: there 8 are enough. These are PentaZen's quotas; until stop 11 ours were the other way
@@ -110,6 +113,11 @@ MOVE_COUNT_NOISY = _move_counts(8, 5.0, 2.0)
 #: the search goes on past the quota (a lone defence can rank low): capping those nodes too
 #: proved 139 of the 245 but lost 40-59-1 in self-play to this.
 LATE_MOVE_PLY = 2
+#: past this many candidates (by ordering) quiet moves are searched only while every move so
+#: far loses; threats and blocks always are. 32 against 16: self-play at 0.3 s/move 57-42-1
+#: (freestyle); with full-window iterations 56-42-2 (freestyle) and 64-33-3 (standard)
+#: against both at once
+WIDTH = 32
 
 _SIDE = np.array([0x0123456789ABCDEF, 0x7EDCBA9876543210], dtype=np.uint64)
 
@@ -141,7 +149,7 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     size = 1 << max(12, int(tt_bytes // TT_ENTRY_BYTES).bit_length() - 1)
     params = np.zeros(8, dtype=np.int64)
     params[P_LEAF_VCF] = 3
-    params[P_WIDTH] = 16
+    params[P_WIDTH] = WIDTH
     params[P_LMR] = 1
     params[P_PRUNE] = 1
     params[P_LATE_PLY] = LATE_MOVE_PLY
@@ -886,7 +894,6 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
             probe_budget = 0
         # -- iterative deepening
         maxd = max_depth if max_depth is not None else MAXPLY - 4
-        prev = 0
         t_prev = t_last = 0.0
         checked: set[int] = set()      # root moves the opponent's VCT was looked for after
         refuted: set[int] = set()      # ... and found
@@ -897,21 +904,8 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
             t_iter = time.perf_counter()
             if ctrl[C_STOP]:
                 break
-            if depth >= 3 and abs(prev) < WIN_MIN:
-                lo, hi = prev - 80, prev + 80
-            else:
-                lo, hi = -INF, INF
-            while True:
-                v = int(root_search(st, cx, np.int64(depth), np.int64(lo), np.int64(hi), rm,
-                                    np.int64(nroot)))
-                if ctrl[C_STOP]:
-                    break
-                if v <= lo and lo > -INF:
-                    lo = -INF
-                elif v >= hi and hi < INF:
-                    hi = INF
-                else:
-                    break
+            v = int(root_search(st, cx, np.int64(depth), np.int64(-INF), np.int64(INF), rm,
+                                np.int64(nroot)))
             if ctrl[C_STOP]:
                 # an interrupted iteration keeps only a move that beat the (completed) first
                 # move's score at this depth: the usual rule, and the time it bought is not lost
@@ -929,7 +923,6 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
                     best = _with_move(best, int(rm[0]))
                     depth -= 1
                     continue
-            prev = v
             pv = [int(x) for x in cx.pv[0, : int(cx.pvlen[0])]] or [int(rm[0])]
             best = SearchResult(int(rm[0]), v, depth, 0, 0.0, pv)
             if abs(v) > WIN_MIN and depth >= WIN - abs(v) + 1:
