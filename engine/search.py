@@ -20,10 +20,10 @@ it: a refuted move is dropped and the depth searched again), and the clock. Each
 searches the root with the full window, as PentaZen does: aspiration windows (the last
 iteration's score +-80, widened to the full window on a fail) lost to it in self-play
 (39-58-3 at 0.3 s/move; +-250: 52-44-4), the scores of successive iterations differ by more
-than any narrow window in these positions. Time never enters the jitted code: a watcher thread sets ctrl[C_STOP] at the
-deadline or when `stop` is set, and the nogil search polls it every node. Under a node or
-depth limit (and no time limit) the result depends only on the position: every search
-starts with cleared tables.
+than any narrow window in these positions. Time never enters the jitted code: a watcher
+thread sets ctrl[C_STOP] at the deadline or when `stop` is set, and the nogil search polls
+it every node. Under a node or depth limit (and no time limit) the result depends only on
+the position: every search starts with cleared tables.
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ C_EXTERNAL = 5            # ctrl slot: the stop came from the clock / stop event
 # params slots
 P_LEAF_VCF, P_WIDTH, P_LMR, P_PRUNE = 0, 1, 2, 3
 P_LATE_PLY = 4            # LATE_MOVE_PLY
-P_RAISED = 5              # out: last root move that raised alpha in root_search (-1: none)
+P_RAISED = 5              # out: last root move that improved on the best in root_search (-1: none)
 P_CALM_OWN, P_CALM_OPP = 6, 7
 
 #: start another iteration only when the time left covers this share of its predicted cost
@@ -94,13 +94,13 @@ def _move_counts(cap: int, a: float, b: float) -> np.ndarray:
 
 #: moves searched per node by remaining depth, where neither side has a three or a four on
 #: the board and elsewhere; at the root and its replies only quiet moves are counted. A quiet
-#: node gets the wide quota (up to 32, as wide as WIDTH): its
-#: moves differ little in score, and the right one is often not among the first few. A
-#: threat on the board narrows the sensible moves to its answers and counter-threats, so
-#: there 8 are enough. These are PentaZen's quotas; until stop 11 ours were the other way
-#: round (8 in quiet nodes, 16 elsewhere). Self-play against that at 0.3 s/move: freestyle
-#: 57-43, standard 55-44-1 (+44 Elo together); against PentaZen at 1 s/move neutral
-#: (freestyle 19-79-2 against 9-91, standard 7-91-2 against 16-84)
+#: node gets the wide quota (up to 32, as wide as WIDTH): its moves differ little in score,
+#: and the right one is often not among the first few. A threat on the board narrows the
+#: sensible moves to its answers and counter-threats, so there 8 are enough. These are
+#: PentaZen's quotas; until stop 11 ours were the other way round (8 in quiet nodes, 16
+#: elsewhere). Self-play against that at 0.3 s/move: freestyle 57-43, standard 55-44-1 (+44
+#: Elo together); against PentaZen at 1 s/move neutral (freestyle 19-79-2 against 9-91,
+#: standard 7-91-2 against 16-84)
 MOVE_COUNT_QUIET = _move_counts(32, 15.0, 12.0)
 MOVE_COUNT_NOISY = _move_counts(8, 5.0, 2.0)
 #: from this ply on, the move counts cap every move, threes and fours too (late moves of any
@@ -573,23 +573,23 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
 
 
 @njit(cache=True, nogil=True)
-def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, alpha: np.int64, beta: np.int64,
-                rmoves: np.ndarray, nroot: np.int64) -> np.int64:
-    """One iteration over the root moves; the best is moved to rmoves[0] and its line is
-    left in cx.pv[0, :cx.pvlen[0]]."""
+def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarray,
+                nroot: np.int64) -> np.int64:
+    """One full-window iteration over the root moves (PVS: each move after the first is tried
+    on a null window at the best score so far); the best is moved to rmoves[0] and its line
+    is left in cx.pv[0, :cx.pvlen[0]]."""
     best = -INF
     cx.pvlen[0] = 0
     cx.params[P_RAISED] = -1
-    me = st.meta[5] - 1
     for r in range(nroot):
         m = np.int64(rmoves[r])
         make_move(st, m)
         if r == 0:
-            v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -alpha)
+            v = -pvs(st, cx, depth - 1, np.int64(1), np.int64(-INF), np.int64(INF))
         else:
-            v = -pvs(st, cx, depth - 1, np.int64(1), -alpha - 1, -alpha)
-            if v > alpha and v < beta:
-                v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -alpha)
+            v = -pvs(st, cx, depth - 1, np.int64(1), -best - 1, -best)
+            if v > best:
+                v = -pvs(st, cx, depth - 1, np.int64(1), np.int64(-INF), -best)
         undo_move(st)
         if cx.ctrl[0] != 0:
             break
@@ -603,12 +603,7 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, alpha: np.int64,
             for q in range(1, e):
                 cx.pv[0, q] = cx.pv[1, q]
             cx.pvlen[0] = max(e, 1)
-            if v > alpha:
-                alpha = v
-                cx.params[P_RAISED] = m      # a real score inside/above the window, not a fail-low bound
-            if v >= beta:
-                cx.history[me, m] += depth * depth
-                break
+            cx.params[P_RAISED] = m          # a searched score, not a null-window bound
     return best
 
 
@@ -904,8 +899,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
             t_iter = time.perf_counter()
             if ctrl[C_STOP]:
                 break
-            v = int(root_search(st, cx, np.int64(depth), np.int64(-INF), np.int64(INF), rm,
-                                np.int64(nroot)))
+            v = int(root_search(st, cx, np.int64(depth), rm, np.int64(nroot)))
             if ctrl[C_STOP]:
                 # an interrupted iteration keeps only a move that beat the (completed) first
                 # move's score at this depth: the usual rule, and the time it bought is not lost
