@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import time
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 from .rules import Rule
 
@@ -27,12 +27,20 @@ def warm_up(progress: Optional[Callable[[str], None]] = None) -> float:
     """Exercise the core on every rule; returns the seconds it took."""
     t0 = time.perf_counter()
     say = progress or (lambda _msg: None)
+    for label in warm_up_steps():
+        say(label)
+    return time.perf_counter() - t0
+
+
+def warm_up_steps() -> Iterator[str]:
+    """The warm-up one piece at a time (a rule's board core, a module's hook), yielding the
+    label of what was just done: the brain runs the steps between moves, so a move asked for
+    during the warm-up waits for one step only."""
     from .agent import quick_move, think
     from .board import Board
     from .limits import Limit
 
     for rule in Rule:
-        say(f"board core ({rule.label})")
         b = Board(15, rule=rule)
         for mv in [(7, 7), (8, 8), (7, 8), (8, 7), (7, 9), (9, 9)]:
             b.play(*mv)
@@ -44,9 +52,11 @@ def warm_up(progress: Optional[Callable[[str], None]] = None) -> float:
         b.undo()
         b.copy()
         Board(6, rule=rule).play(2, 2)
+        yield f"board core ({rule.label})"
     import numpy as np
     from . import core
     core.random_playouts(Board(9).state, np.int64(1), np.int64(0))
+    yield "playouts"
     for module, name in EXTRA_HOOKS:
         try:
             mod = importlib.import_module(module)
@@ -54,6 +64,5 @@ def warm_up(progress: Optional[Callable[[str], None]] = None) -> float:
             continue
         hook = getattr(mod, name, None)
         if hook is not None:
-            say(module.rsplit(".", 1)[-1])
             hook()
-    return time.perf_counter() - t0
+            yield module.rsplit(".", 1)[-1]

@@ -3,14 +3,22 @@
 Importing numba and loading (or, with a cold cache, compiling) the board and search costs from
 half a second to a minute. The brain starts this loader before reading its first line; ABOUT and
 START are answered meanwhile, and moves fall back to a cheap legal move until `ready` is set.
-The warm-up also runs one tiny search so the first real move does not pay the cache load.
+
+`ready` is set as soon as the engine is imported and its board works (about 0.3 s with a warm
+cache); the warm-up (every rule, the threat solvers, one tiny search) runs afterwards, one step
+at a time under `lock`, so a move asked for meanwhile waits for one step, not the whole of it.
+Managers such as c-gomoku-cli start a fresh brain for every game and ask for a move right after
+START: with the warm-up ahead of `ready` (0.8-1 s on a loaded 2-core machine), the first move
+of half the games against PentaZen at 1 s/move was the watchdog's cheap move. A search started
+before the warm-up finished loads what it needs from numba's cache on first use (a search of
+0.3 s still reaches depth 12).
 """
 from __future__ import annotations
 
 import threading
 import time
 import traceback
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 
 class EngineLoader:
@@ -18,7 +26,8 @@ class EngineLoader:
 
     def __init__(self, warmup: bool = True) -> None:
         self.board_ready = threading.Event()   # Board usable (forbidden checks for fallbacks)
-        self.ready = threading.Event()         # think() usable and warmed up
+        self.ready = threading.Event()         # think() usable (the warm-up may still run)
+        self.warmed = threading.Event()        # warm-up done: nothing left to load
         self.finished = threading.Event()      # loading ended, with success or failure
         self.failed: Optional[str] = None
         self.load_seconds: Optional[float] = None
@@ -30,6 +39,10 @@ class EngineLoader:
         self._warmup = warmup
         self._thread: Optional[threading.Thread] = None
         self.lock = threading.Lock()           # one think() at a time (warm-up included)
+        self._want = 0                         # moves waiting for or holding `lock`
+        self._want_lock = threading.Lock()
+        self._no_move = threading.Event()      # set while no move wants the engine
+        self._no_move.set()
 
     def start(self) -> "EngineLoader":
         self._thread = threading.Thread(target=self._load, name="engine-loader", daemon=True)
@@ -56,44 +69,82 @@ class EngineLoader:
             from gomoku.engine import agent
             self.think = agent.think
             self.quick_move = getattr(agent, "quick_move", None)
-            if self._warmup:
-                with self.lock:
-                    self._warm(agent)
             self.load_seconds = time.monotonic() - t0
             print(f"engine ready after {self.load_seconds:.2f} s")
             self.ready.set()
+            if self._warmup:
+                steps = warm_steps()
+                while True:
+                    self._no_move.wait()      # a move asked for goes first ...
+                    with self.lock:           # ... and one in progress finishes first
+                        if next(steps, None) is None:
+                            break
+                print(f"engine warmed up after {time.monotonic() - t0:.2f} s")
+            self.warmed.set()
         except BaseException as exc:  # noqa: BLE001 - any failure means: play fallback moves
             self.failed = f"{type(exc).__name__}: {exc}"
             traceback.print_exc()     # goes to the brain's log, never to the manager
         finally:
             self.finished.set()
 
-    def _warm(self, agent: Any) -> None:
-        warm_all()
+    def acquire(self, timeout: float) -> bool:
+        """Take the engine for a move (False after `timeout` seconds): the warm-up steps aside
+        at its next step. A plain lock would not do: the warm-up thread takes it back the
+        moment it lets go, so a waiting move got it only once the whole warm-up was over."""
+        with self._want_lock:
+            self._want += 1
+            self._no_move.clear()
+        if self.lock.acquire(timeout=max(0.0, timeout)):
+            return True
+        self._unwant()
+        return False
+
+    def release(self) -> None:
+        """Give the engine back after `acquire`."""
+        self.lock.release()
+        self._unwant()
+
+    def _unwant(self) -> None:
+        with self._want_lock:
+            self._want -= 1
+            if self._want == 0:
+                self._no_move.set()
 
     def wait(self, timeout: Optional[float]) -> bool:
         """Wait until think() is usable; False on timeout, or at once if loading failed."""
-        if timeout is not None and timeout <= 0:
-            return self.ready.is_set()
-        self.finished.wait(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.ready.is_set() and not self.finished.is_set():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            self.ready.wait(0.01 if left is None else min(0.01, left))
         return self.ready.is_set()
 
 
-def warm_all() -> None:
-    """Load (or compile) every numba function: the engine's own warm-up over all rules, then
-    one short search, so no timed move pays a cache load or a compile. Also run in a child
-    process when the cache is cold (see protocol.numba_cache)."""
+def warm_steps() -> Iterator[str]:
+    """Load (or compile) every numba function, one step per `next`: the engine's own warm-up
+    over all rules, then one short search, so no later move pays a cache load or a compile."""
     from gomoku.engine import agent
     from gomoku.engine.board import Board
     from gomoku.engine.limits import Limit
     try:
         from gomoku.engine import warmup
-        warmup.warm_up()
     except ImportError:
         pass
+    else:
+        yield from warmup.warm_up_steps()
     b = Board(15)
     for m in ((7, 7), (8, 8), (8, 7)):
         b.play(*m)
     stop = threading.Event()
     agent.think(b, Limit(turn_time=0), stop)
+    yield "think"
     agent.think(b, Limit(turn_time=0.05, depth=2), stop)
+    yield "short search"
+
+
+def warm_all() -> None:
+    """Every warm-up step at once. Also run in a child process when the cache is cold (see
+    protocol.numba_cache)."""
+    for _ in warm_steps():
+        pass

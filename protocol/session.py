@@ -353,7 +353,7 @@ class Session:
         loader = self.loader
         budget = req.budget
         if not loader.wait(budget.soft - time.monotonic() - 0.02) or \
-                not loader.lock.acquire(timeout=max(0.0, budget.soft - time.monotonic())):
+                not loader.acquire(budget.soft - time.monotonic()):
             return self._board_fallback(pos, rule)
         try:
             try:
@@ -373,7 +373,7 @@ class Session:
                                  max_memory=self.time.max_memory or None)
             result = loader.think(board, limit, req.stop)
         finally:
-            loader.lock.release()
+            loader.release()
         move = result.move
         if move is None or not pos.in_bounds(*move) or pos.cell(*move) != 0 \
                 or (forbidden is not None and forbidden(*move)):

@@ -64,14 +64,14 @@ def decide(req: Any, pos: Position, rule: Rule, loader: Any, effect_for: EffectF
     until = min(req.budget.soft, time.monotonic() + MAX_DECISION_S)
     if not loader.wait(until - time.monotonic() - 0.02):
         return None
-    if not loader.lock.acquire(timeout=max(0.0, until - time.monotonic())):
+    if not loader.acquire(until - time.monotonic()):
         return None
     try:
         board = pos.to_board(loader.Board, rule)
         think_s = max(0.0, min(until, req.budget.soft) - time.monotonic())
         result = loader.think(board, loader.Limit(turn_time=think_s), req.stop)
     finally:
-        loader.lock.release()
+        loader.release()
     score = result.info.get("score")
     if _white_is_lost(score):
         return "SWAP", None, [f"swap: white's outlook {score}"]

@@ -139,3 +139,20 @@ def test_exit_on_end_while_idle_is_quick_and_clean():
         time.sleep(0.05)
         b.end()
         assert b.stderr == b""
+
+
+def test_51_first_move_right_after_start_is_searched():
+    """c-gomoku-cli starts a fresh brain per game and asks for a move right after START. At
+    1 s/move that move must come from the search (a MESSAGE with its depth comes first), not
+    from the watchdog's cheap move: the warm-up runs after the engine is usable, not before."""
+    with Brain() as b:
+        b.send("ABOUT", "START 15", "INFO rule 0", "INFO timeout_turn 1000", "INFO timeout_match 0",
+               "BOARD", "6,6,2", "6,8,1", "7,7,2", "DONE")
+        lines = []
+        while True:
+            text = b.line()
+            lines.append(text)
+            if re.match(r"^[0-9]+,[0-9]+$", text):
+                break
+        assert any(t.startswith("MESSAGE depth ") for t in lines), lines
+        b.end()

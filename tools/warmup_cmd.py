@@ -13,5 +13,5 @@ def warmup() -> None:
 
     console = Console(stderr=True)
     with console.status("compiling the numba core...") as status:
-        seconds = warm_up(lambda msg: status.update(f"compiling: {msg}"))
+        seconds = warm_up(lambda msg: status.update(f"compiling: {msg} done"))
     console.print(f"numba core ready in {seconds:.1f} s (cached for later runs)")

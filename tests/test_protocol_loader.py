@@ -1,0 +1,44 @@
+"""The brain's engine loader: usable before its warm-up is over, warm-up one step at a time."""
+from __future__ import annotations
+
+import threading
+
+from gomoku.protocol import engine_loader
+from gomoku.protocol.engine_loader import EngineLoader
+
+
+def test_ready_before_the_warm_up_ends_and_a_move_goes_before_the_next_step(monkeypatch):
+    in_second = threading.Event()
+    release = threading.Event()
+    done = []
+
+    def steps():
+        done.append("one")
+        yield "one"
+        in_second.set()
+        release.wait(30)
+        done.append("two")
+        yield "two"
+        done.append("three")
+        yield "three"
+
+    monkeypatch.setattr(engine_loader, "warm_steps", steps)
+    monkeypatch.setattr("gomoku.protocol.numba_cache.cache_is_warm", lambda *a, **k: True)
+    loader = EngineLoader(warmup=True).start()
+    assert loader.wait(60)                       # usable ...
+    assert in_second.wait(30)
+    assert not loader.warmed.is_set()            # ... while the warm-up still runs
+    threading.Timer(0.2, release.set).start()
+    # a move asked for during a step gets the engine when that step ends, before the next one
+    assert loader.acquire(30)
+    held_at = list(done)
+    loader.release()
+    assert held_at == ["one", "two"]
+    assert loader.warmed.wait(30) and loader.finished.is_set()
+    assert done == ["one", "two", "three"]
+
+
+def test_wait_returns_false_on_timeout_while_loading(monkeypatch):
+    loader = EngineLoader(warmup=False)           # never started: nothing becomes ready
+    assert loader.wait(0.05) is False
+    assert loader.wait(0) is False
