@@ -7,11 +7,11 @@ START are answered meanwhile, and moves fall back to a cheap legal move until `r
 `ready` is set as soon as the engine is imported and its board works (about 0.3 s with a warm
 cache); the warm-up (every rule, the threat solvers, one tiny search) runs afterwards, one step
 at a time under `lock`, so a move asked for meanwhile waits for one step, not the whole of it.
-Managers such as c-gomoku-cli start a fresh brain for every game and ask for a move right after
-START: with the warm-up ahead of `ready` (0.8-1 s on a loaded 2-core machine), the first move
-of half the games against PentaZen at 1 s/move was the watchdog's cheap move. A search started
-before the warm-up finished loads what it needs from numba's cache on first use (a search of
-0.3 s still reaches depth 12).
+GomocupJudge starts a brain for every game, c-gomoku-cli one per worker, and both may ask for a
+move right after START: with the warm-up ahead of `ready` (0.8-1 s on a loaded 2-core machine),
+that move was the watchdog's cheap move at 1 s/move (seen in the first game of each
+c-gomoku-cli worker against PentaZen). A search started before the warm-up finished loads what
+it needs from numba's cache on first use (a search of 0.3 s still reaches depth 12).
 """
 from __future__ import annotations
 
