@@ -40,9 +40,8 @@ class EngineLoader:
         self._thread: Optional[threading.Thread] = None
         self.lock = threading.Lock()           # one think() at a time (warm-up included)
         self._want = 0                         # moves waiting for or holding `lock`
-        self._want_lock = threading.Lock()
-        self._no_move = threading.Event()      # set while no move wants the engine
-        self._no_move.set()
+        # guards _want; notified when _want drops to 0, when `ready` is set and when loading ends
+        self._changed = threading.Condition()
 
     def start(self) -> "EngineLoader":
         self._thread = threading.Thread(target=self._load, name="engine-loader", daemon=True)
@@ -71,11 +70,12 @@ class EngineLoader:
             self.quick_move = getattr(agent, "quick_move", None)
             self.load_seconds = time.monotonic() - t0
             print(f"engine ready after {self.load_seconds:.2f} s")
-            self.ready.set()
+            self._announce(self.ready)
             if self._warmup:
                 steps = warm_steps()
                 while True:
-                    self._no_move.wait()      # a move asked for goes first ...
+                    with self._changed:       # a move asked for goes first ...
+                        self._changed.wait_for(lambda: self._want == 0)
                     with self.lock:           # ... and one in progress finishes first
                         if next(steps, None) is None:
                             break
@@ -85,15 +85,20 @@ class EngineLoader:
             self.failed = f"{type(exc).__name__}: {exc}"
             traceback.print_exc()     # goes to the brain's log, never to the manager
         finally:
-            self.finished.set()
+            self._announce(self.finished)
+
+    def _announce(self, event: threading.Event) -> None:
+        """Set `event` and wake whoever waits in `wait` for it."""
+        event.set()
+        with self._changed:
+            self._changed.notify_all()
 
     def acquire(self, timeout: float) -> bool:
         """Take the engine for a move (False after `timeout` seconds): the warm-up steps aside
         at its next step. A plain lock would not do: the warm-up thread takes it back the
         moment it lets go, so a waiting move got it only once the whole warm-up was over."""
-        with self._want_lock:
+        with self._changed:
             self._want += 1
-            self._no_move.clear()
         if self.lock.acquire(timeout=max(0.0, timeout)):
             return True
         self._unwant()
@@ -105,19 +110,16 @@ class EngineLoader:
         self._unwant()
 
     def _unwant(self) -> None:
-        with self._want_lock:
+        with self._changed:
             self._want -= 1
             if self._want == 0:
-                self._no_move.set()
+                self._changed.notify_all()
 
     def wait(self, timeout: Optional[float]) -> bool:
         """Wait until think() is usable; False on timeout, or at once if loading failed."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while not self.ready.is_set() and not self.finished.is_set():
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                break
-            self.ready.wait(0.01 if left is None else min(0.01, left))
+        with self._changed:
+            self._changed.wait_for(lambda: self.ready.is_set() or self.finished.is_set(),
+                                   None if timeout is None else max(0.0, timeout))
         return self.ready.is_set()
 
 

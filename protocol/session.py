@@ -325,9 +325,10 @@ class Session:
 
     def _fallback_move(self, pos: Position) -> Optional[tuple[int, int]]:
         """The watchdog's move: the engine's static choice once everything is loaded (it knows
-        renju fouls), else the pure-Python one. Never triggers a numba compile here."""
+        renju fouls), else the pure-Python one. Never triggers a numba compile or cache load here
+        (the reader thread): `ready` comes before the warm-up has loaded quick_move, `warmed` after."""
         loader = self.loader
-        if loader.ready.is_set() and loader.quick_move is not None:
+        if loader.warmed.is_set() and loader.quick_move is not None:
             try:
                 return loader.quick_move(pos.to_board(loader.Board, self.rule))
             except Exception as exc:  # noqa: BLE001 - e.g. a position the Board refuses

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import time
 
-from test_protocol_util import Brain
+from test_protocol_util import MOVE_RE, Brain
 
 
 def test_01_start_20():
@@ -142,8 +142,8 @@ def test_exit_on_end_while_idle_is_quick_and_clean():
 
 
 def test_51_first_move_right_after_start_is_searched():
-    """c-gomoku-cli starts a fresh brain per game and asks for a move right after START. At
-    1 s/move that move must come from the search (a MESSAGE with its depth comes first), not
+    """GomocupJudge starts a brain per game (c-gomoku-cli one per worker) and may ask for a move
+    right after START. At 1 s/move that move must come from the search (a MESSAGE with its depth comes first), not
     from the watchdog's cheap move: the warm-up runs after the engine is usable, not before."""
     with Brain() as b:
         b.send("ABOUT", "START 15", "INFO rule 0", "INFO timeout_turn 1000", "INFO timeout_match 0",
@@ -152,7 +152,7 @@ def test_51_first_move_right_after_start_is_searched():
         while True:
             text = b.line()
             lines.append(text)
-            if re.match(r"^[0-9]+,[0-9]+$", text):
+            if MOVE_RE.match(text):
                 break
         assert any(t.startswith("MESSAGE depth ") for t in lines), lines
         b.end()
