@@ -204,7 +204,7 @@ def _child_guess(st: BoardState, a: np.int64, attacker: bool, i: np.int64) -> tu
     return np.int64(3), np.int64(1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _mid(st: BoardState, a: np.int64, ply: np.int64, thpn: np.int64, thdn: np.int64,
          ctrl: np.ndarray, tab: DfpnTable, attacker: np.int64, reach: np.int64) -> None:
     """Expand the node until its proof number reaches thpn or its disproof number thdn (or
@@ -280,7 +280,7 @@ def _mid(st: BoardState, a: np.int64, ply: np.int64, thpn: np.int64, thdn: np.in
     tab.out[ply, 1] = dn
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def dfpn(st: BoardState, a: np.int64, ctrl: np.ndarray, tab: DfpnTable, reach: np.int64) -> np.int64:
     """Does attacker a (= side to move) win by continuous threats? 1 proven, 0 no win in the
     tree searched (disproven when reach is 0), -1 undecided (node limit or stop)."""
@@ -292,7 +292,7 @@ def dfpn(st: BoardState, a: np.int64, ctrl: np.ndarray, tab: DfpnTable, reach: n
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def proof_line(st: BoardState, a: np.int64, tab: DfpnTable, pv: np.ndarray, reach: np.int64) -> np.int64:
     """Walk a proven tree from the table: the attacker's proving move at each of its nodes,
     the defender's first answer at each of its; returns the line's length (it stops early

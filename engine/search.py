@@ -408,7 +408,7 @@ def _leaf(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
     return evaluate(st, cx)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np.int64,
         beta: np.int64) -> np.int64:
     """Score of the position for the side to move (fail-soft PVS)."""
@@ -572,7 +572,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarray,
                 nroot: np.int64) -> np.int64:
     """One full-window iteration over the root moves (PVS: each move after the first is tried
@@ -607,7 +607,7 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarr
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def root_moves(st: BoardState, cx: SearchCtx, out: np.ndarray) -> np.int64:
     """Legal candidate moves at the root (fouls removed), best first."""
     n = gen_moves(st, cx, np.int64(0), np.int64(-1))
@@ -623,7 +623,7 @@ def root_moves(st: BoardState, cx: SearchCtx, out: np.ndarray) -> np.int64:
     return k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def refutes_vcf(st: BoardState, cx: SearchCtx, cand: np.ndarray, n: np.int64, depth: np.int64,
                 keep: np.ndarray) -> np.int64:
     """keep[i] = 1 where playing cand[i] leaves the opponent without a VCF (of `depth` fours)."""

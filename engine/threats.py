@@ -256,7 +256,7 @@ def _tt_store_fail(tt: ThreatTable, key: np.uint64, depth: np.int64) -> None:
         tt.depth[slot] = depth
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def vcf(st: BoardState, a: np.int64, depth: np.int64, ply: np.int64, ctrl: np.ndarray,
         pv: np.ndarray, tt: ThreatTable) -> np.int64:
     """Attacker a (= side to move) wins by continuous fours within `depth` fours?
@@ -344,7 +344,7 @@ def _has_real_threat(st: BoardState, a: np.int64) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _vct(st: BoardState, a: np.int64, depth: np.int64, vcf_depth: np.int64, ply: np.int64,
          ctrl: np.ndarray, pv: np.ndarray, tt: ThreatTable, defend: np.int64) -> np.int64:
     """VCT node. defend == 0: attacker a (= side to move) wins by fours and threes within
@@ -469,7 +469,7 @@ def _vct(st: BoardState, a: np.int64, depth: np.int64, vcf_depth: np.int64, ply:
         return 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def vct(st: BoardState, a: np.int64, depth: np.int64, vcf_depth: np.int64, ply: np.int64,
         ctrl: np.ndarray, pv: np.ndarray, tt: ThreatTable) -> np.int64:
     """Attacker a (= side to move) wins by fours and threes within `depth` attacking moves?

@@ -1,0 +1,48 @@
+"""The per-node functions compile without numba's reference counting (see engine/core.py's
+docstring: it cost 31 % of the search's time). Losing the flag in a refactor changes no
+result, only the speed, so nothing else would notice."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gomoku.engine import core, dfpn, search, threats
+
+HOT = [core.make_move, core.undo_move, threats.vcf, threats.vct, threats._vct, dfpn._mid,
+       dfpn.dfpn, dfpn.proof_line, search.pvs, search.root_search, search.root_moves,
+       search.refutes_vcf]
+
+
+@pytest.mark.parametrize("fn", HOT, ids=lambda f: f"{f.py_func.__module__}.{f.__name__}")
+def test_hot_function_runs_without_refcounting(fn) -> None:
+    assert fn.targetoptions.get("_nrt") is False
+
+
+_LEAK_CHECK = """
+from numba.core.runtime import rtsys
+from gomoku.engine import search
+from gomoku.engine.board import Board
+from gomoku.engine.rules import parse_rule
+b = Board.from_moves(15, [(7, 7), (7, 6), (8, 8), (6, 6), (9, 6), (8, 7)], rule=parse_rule("renju"))
+search.search(b.state, max_depth=3)
+s0 = rtsys.get_allocation_stats()
+search.search(b.state, max_depth=8)
+s1 = rtsys.get_allocation_stats()
+print(s1.alloc - s0.alloc, (s1.alloc - s1.free) - (s0.alloc - s0.free))
+"""
+
+
+def test_a_search_over_the_hot_paths_leaks_nothing() -> None:
+    """Without the runtime, an array allocated in a hot function would never be freed. A
+    renju search (its foul checks allocate, in a function that keeps the runtime) must
+    allocate and free alike: the live count does not grow. NRT statistics have to be on
+    before numba loads, hence the child process."""
+    env = dict(os.environ, NUMBA_NRT_STATS="1")
+    out = subprocess.run([sys.executable, "-c", _LEAK_CHECK], env=env, capture_output=True,
+                         text=True, timeout=300, check=True).stdout.split()
+    allocated, live_growth = int(out[0]), int(out[1])
+    assert allocated > 0          # the foul checks did run through the runtime
+    assert live_growth == 0
