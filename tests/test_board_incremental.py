@@ -11,7 +11,7 @@ from gomoku.engine.rules import Rule
 
 def snapshot(b: Board) -> dict:
     s = b.state
-    return {f: getattr(s, f).copy() for f in BoardState._fields if f not in ("tables", "zobrist", "moves")}
+    return {f: getattr(s, f).copy() for f in BoardState._fields if f not in ("tables", "zobrist", "moves", "undo_log", "counts_log")}
 
 
 def assert_same(a: dict, b: dict, empty_mask: np.ndarray):
