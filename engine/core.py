@@ -346,17 +346,12 @@ def _set_cell(st: BoardState, idx: np.int64, value: np.int64, row: np.int64) -> 
     """Put `value` (stone colour or WALL) on empty cell idx and update the 40 line neighbours
     (logging the changes in undo_log[row] when row >= 0)."""
     st.cells[idx] = value
+    _set_keys(st, idx, value)
     for d in range(4):
         step = st.steps[d]
         for k in range(1, 6):
-            j = idx + k * step
-            sh = 2 * (5 - k)
-            st.keys[d, j] = (st.keys[d, j] & ~(3 << sh)) | (value << sh)
-            _refresh_line(st, j, d, row)
-            j = idx - k * step
-            sh = 2 * (4 + k)
-            st.keys[d, j] = (st.keys[d, j] & ~(3 << sh)) | (value << sh)
-            _refresh_line(st, j, d, row)
+            _refresh_line(st, idx + k * step, d, row)
+            _refresh_line(st, idx - k * step, d, row)
     if value == 1 or value == 2:
         _add_near(st, idx, 1)
     for c in range(2):
