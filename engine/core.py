@@ -371,6 +371,18 @@ def _widen_span(st: BoardState, src: np.int64, dst: np.int64, idx: np.int64) -> 
     st.span[dst, 1] = max(st.span[src, 1], idx + reach + 1)
 
 
+@njit(cache=True, inline="always")
+def _copy_counts(counts: np.ndarray, log: np.ndarray, row: np.int64, save: bool) -> None:
+    """log[row] = counts (save) or counts = log[row], written as loops: slicing needs numba's
+    runtime, which make_move and undo_move are compiled without."""
+    for k in range(counts.shape[0]):
+        for q in range(counts.shape[1]):
+            if save:
+                log[row, k, q] = counts[k, q]
+            else:
+                counts[k, q] = log[row, k, q]
+
+
 @njit(cache=True, _nrt=False)
 def make_move(st: BoardState, idx: np.int64) -> None:
     """Play the side to move at empty cell idx (caller checks legality)."""
@@ -378,9 +390,7 @@ def make_move(st: BoardState, idx: np.int64) -> None:
     won = st.pat[color - 1, 0, idx] == 10 or st.pat[color - 1, 1, idx] == 10 or \
         st.pat[color - 1, 2, idx] == 10 or st.pat[color - 1, 3, idx] == 10
     c = st.meta[4]
-    for k in range(2):
-        for q in range(st.counts.shape[1]):
-            st.counts_log[c, k, q] = st.counts[k, q]
+    _copy_counts(st.counts, st.counts_log, c, True)
     st.undo_log[c, 0] = 0
     _set_cell(st, idx, color, c)
     st.hashv[0] ^= st.zobrist[color, idx]
@@ -414,9 +424,7 @@ def undo_move(st: BoardState) -> np.int64:
         st.pat[k, d, j] = was
         st.cls[k, j] = (w >> 19) & 15
         st.score[k, j] = st.undo_log[c, 2 + 2 * e]
-    for k in range(2):
-        for q in range(st.counts.shape[1]):
-            st.counts[k, q] = st.counts_log[c, k, q]
+    _copy_counts(st.counts, st.counts_log, c, False)
     st.meta[7] += 1
     st.hashv[0] ^= st.zobrist[color, idx]
     st.meta[5] = color
