@@ -14,7 +14,9 @@ compiled with `_nrt=False`: numba's runtime reference-counts every array a jitte
 with an atomic increment on entry and a decrement on exit, and the board and search tuples
 hold about 30 arrays. perf showed 31 % of the bench's time in those two instructions (most
 from the recursive `pvs` call); without the runtime the same search runs 43 % more nodes/s
-(same node counts). A function that must allocate (`is_forbidden_at`'s line buffer) keeps it.
+(same node counts). Nothing they call may allocate either: numba compiles a callee inside
+such a caller without the runtime, and an allocation there fails to compile (a cold cache
+crashed `gomoku bench` when the renju foul check still used a line buffer).
 `tests/test_hot_paths.py` lists the functions.
 """
 from __future__ import annotations
@@ -502,57 +504,64 @@ def scan_span(st: BoardState) -> tuple[np.int64, np.int64]:
 
 
 @njit(cache=True, inline="always")
-def _line_cells(cells: np.ndarray, idx: np.int64, step: np.int64, out: np.ndarray) -> None:
-    for k in range(-5, 6):
-        out[k + 5] = cells[idx + k * step]
+def _line_bits(cells: np.ndarray, idx: np.int64, step: np.int64) -> tuple[np.int64, np.int64]:
+    """The 11 cells centred on idx along one direction as two bit masks (bit k is the cell
+    k - 5 steps away): black stones, empty cells. Masks rather than a line buffer keep the
+    foul check free of allocations, so it runs without numba's runtime like its callers."""
+    black = np.int64(0)
+    empty = np.int64(0)
+    for k in range(11):
+        v = cells[idx + (k - 5) * step]
+        if v == 1:
+            black |= np.int64(1) << k
+        elif v == 0:
+            empty |= np.int64(1) << k
+    return black, empty
 
 
 @njit(cache=True, inline="always")
-def _run_through(line: np.ndarray, c: np.int64) -> np.int64:
+def _run_bits(black: np.int64) -> np.int64:
+    """Length of the black run through the centre (bit 5, assumed set)."""
     n = 1
     k = 4
-    while k >= 0 and line[k] == c:
+    while k >= 0 and (black >> k) & 1:
         n += 1
         k -= 1
     k = 6
-    while k <= 10 and line[k] == c:
+    while k <= 10 and (black >> k) & 1:
         n += 1
         k += 1
     return n
 
 
-@njit(cache=True)
-def _five_points(line: np.ndarray, first: np.ndarray) -> np.int64:
-    """Black stone at the centre of `line`: count empty cells within 4 that would make an
-    exact five through the centre; first[0] gets the position of the lowest one."""
+@njit(cache=True, inline="always")
+def _five_bits(black: np.int64, empty: np.int64) -> tuple[np.int64, np.int64]:
+    """Black stone at the centre: how many empty cells within 4 would make an exact five
+    through the centre, and the position of the lowest one (-1 if none)."""
     cnt = 0
+    first = -1
     for p in range(1, 10):
-        if p == 5 or line[p] != 0:
+        if p == 5 or not (empty >> p) & 1:
             continue
-        line[p] = 1
-        if _run_through(line, 1) == 5:
+        if _run_bits(black | (np.int64(1) << p)) == 5:
             if cnt == 0:
-                first[0] = p
+                first = p
             cnt += 1
-        line[p] = 0
-    return cnt
+    return cnt, first
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_forbidden_at(cells: np.ndarray, steps: np.ndarray, idx: np.int64, depth: np.int64) -> bool:
     """Renju: would a black stone on empty idx be a foul (overline, 4-4, or 3-3 with two real
     threes)? A three is real only if some completion to a straight four is itself not a foul,
     which is why this recurses (bounded by depth)."""
     if cells[idx] != 0:
         return False
-    line = np.empty(11, dtype=np.int8)
-    first = np.zeros(1, dtype=np.int64)
     cells[idx] = 1
     overline = False
-    fours = 0
     for d in range(4):
-        _line_cells(cells, idx, steps[d], line)
-        run = _run_through(line, 1)
+        black, _ = _line_bits(cells, idx, steps[d])
+        run = _run_bits(black)
         if run == 5:
             cells[idx] = 0
             return False          # a five wins, whatever else it makes
@@ -561,25 +570,22 @@ def is_forbidden_at(cells: np.ndarray, steps: np.ndarray, idx: np.int64, depth: 
     if overline:
         cells[idx] = 0
         return True
-    has_four = np.zeros(4, dtype=np.bool_)
+    fours = 0
+    four_dirs = 0
     for d in range(4):
-        _line_cells(cells, idx, steps[d], line)
-        n = _five_points(line, first)
+        black, empty = _line_bits(cells, idx, steps[d])
+        n, first = _five_bits(black, empty)
         if n == 2:
             # two completion points 5 apart belong to one straight four
             second = 0
-            for p in range(first[0] + 1, 10):
-                if p != 5 and line[p] == 0:
-                    line[p] = 1
-                    if _run_through(line, 1) == 5:
-                        second = p
-                    line[p] = 0
-                    if second:
-                        break
-            if second - first[0] == 5:
+            for p in range(first + 1, 10):
+                if p != 5 and (empty >> p) & 1 and _run_bits(black | (np.int64(1) << p)) == 5:
+                    second = p
+                    break
+            if second - first == 5:
                 n = 1
         if n > 0:
-            has_four[d] = True
+            four_dirs |= 1 << d
         fours += n
     if fours >= 2:
         cells[idx] = 0
@@ -587,26 +593,19 @@ def is_forbidden_at(cells: np.ndarray, steps: np.ndarray, idx: np.int64, depth: 
     threes = 0
     if depth < 6:
         for d in range(4):
-            if has_four[d]:
+            if (four_dirs >> d) & 1:
                 continue
-            _line_cells(cells, idx, steps[d], line)
+            black, empty = _line_bits(cells, idx, steps[d])
             real = False
             for p in range(1, 10):
-                if p == 5 or line[p] != 0:
+                if p == 5 or not (empty >> p) & 1:
                     continue
-                line[p] = 1
-                n = _five_points(line, first)
-                straight = False
-                if n >= 2:
-                    # straight four: two completion points exactly 5 apart
-                    a = first[0]
-                    if a + 5 <= 9 and line[a + 5] == 0:
-                        line[a + 5] = 1
-                        if _run_through(line, 1) == 5:
-                            straight = True
-                        line[a + 5] = 0
-                line[p] = 0
-                if straight:
+                bp = black | (np.int64(1) << p)
+                ep = empty & ~(np.int64(1) << p)
+                n, a = _five_bits(bp, ep)
+                # straight four: two completion points exactly 5 apart
+                if n >= 2 and a + 5 <= 9 and (ep >> (a + 5)) & 1 \
+                        and _run_bits(bp | (np.int64(1) << (a + 5))) == 5:
                     e = idx + (p - 5) * steps[d]
                     if not is_forbidden_at(cells, steps, e, depth + 1):
                         real = True

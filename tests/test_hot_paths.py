@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 from gomoku.engine import core, dfpn, search, threats
 
-HOT = [core.make_move, core.undo_move, threats.vcf, threats.vct, threats._vct, dfpn._mid,
+HOT = [core.make_move, core.undo_move, core.is_forbidden_at, threats.vcf, threats.vct, threats._vct, dfpn._mid,
        dfpn.dfpn, dfpn.proof_line, search.pvs, search.root_search, search.root_moves,
        search.refutes_vcf]
 
@@ -35,14 +36,36 @@ print(s1.alloc - s0.alloc, (s1.alloc - s1.free) - (s0.alloc - s0.free))
 """
 
 
-def test_a_search_over_the_hot_paths_leaks_nothing() -> None:
-    """Without the runtime, an array allocated in a hot function would never be freed. A
-    renju search (its foul checks allocate, in a function that keeps the runtime) must
-    allocate and free alike: the live count does not grow. NRT statistics have to be on
+def test_a_search_over_the_hot_paths_allocates_nothing() -> None:
+    """Without the runtime, an array allocated in a hot function would never be freed (and
+    would not compile: see the cold-cache test below). A renju search, foul
+    checks included, allocates nothing through the runtime. NRT statistics have to be on
     before numba loads, hence the child process."""
     env = dict(os.environ, NUMBA_NRT_STATS="1")
     out = subprocess.run([sys.executable, "-c", _LEAK_CHECK], env=env, capture_output=True,
                          text=True, timeout=300, check=True).stdout.split()
     allocated, live_growth = int(out[0]), int(out[1])
-    assert allocated > 0          # the foul checks did run through the runtime
+    assert allocated == 0
     assert live_growth == 0
+
+
+_SEARCH_FIRST = """
+from gomoku.engine import search
+from gomoku.engine.board import Board
+b = Board.from_moves(15, [(7, 7), (7, 6), (8, 8)])
+print(search.search(b.state, max_depth=2).move)
+"""
+
+
+@pytest.mark.slow
+def test_search_compiles_first_on_a_cold_cache() -> None:
+    """A callee compiled from inside a function without the runtime inherits that, and an
+    allocation in it fails to compile (TypingError). The renju foul check once allocated a
+    line buffer: a cold cache whose first compile was a search (`gomoku bench` did that)
+    crashed, while any path that compiled the board core first hid it."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        out = subprocess.run([sys.executable, "-c", _SEARCH_FIRST], env=env, capture_output=True,
+                             text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert int(out.stdout.split()[-1]) >= 0

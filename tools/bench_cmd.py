@@ -77,11 +77,14 @@ def bench(depth: int, with_core: bool, core_seconds: float) -> None:
     from gomoku.engine import search
     from gomoku.engine.board import Board
     from gomoku.engine.rules import parse_rule
+    from gomoku.engine.warmup import warm_up
 
     if with_core:
         for size, gps, mps in run_core(core_seconds):
             click.echo(f"core {size}x{size}: random playouts {gps:,.0f} games/s, {mps:,.0f} moves/s")
-    search.warm_up()
+    # the whole engine, not only the search: on a cold numba cache the root probes' df-pn
+    # would otherwise compile inside the first position's timing
+    warm_up()
     counts: list[int] = []
     total_nodes = 0
     total_time = 0.0
