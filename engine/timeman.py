@@ -23,13 +23,10 @@ from gomoku.engine.limits import UNLIMITED_MS
 #: Budget when no time INFO was ever sent (ms). Overridable for humans and tests.
 DEFAULT_TURN_MS = 5000
 #: Fixed part of the safety margin (ms): pipe latency, thread wake-up, the manager's own slack.
-BASE_MARGIN_MS = 30
-#: Proportional part of the margin: scheduler stalls and GC pauses. Stalls of up to ~0.2 s were
-#: measured on a shared 2-core box during 1 s/move matches; every manager adds a tolerance to
-#: the turn for those (Piskvork and GomocupJudge 1 s, c-gomoku-cli 3 s by default), so the
-#: margin only keeps the usual answer inside the turn itself. 70 ms + 8 % left a 1 s turn's
-#: moves at ~760 ms where PentaZen's take ~950 ms
-MARGIN_FRACTION = 0.03
+BASE_MARGIN_MS = 70
+#: Proportional part of the margin: scheduler stalls on a loaded machine (measured up to ~0.2 s
+#: on a shared 2-core box during 1 s/move matches) and GC pauses.
+MARGIN_FRACTION = 0.08
 #: Extra margin for the first move of a process: numba functions are loaded from the cache on
 #: their first call, which can take a few hundred ms.
 FIRST_MOVE_MARGIN_MS = 150
