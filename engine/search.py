@@ -12,6 +12,11 @@ and razoring cut on the static evaluation, unless the opponent has a three or fo
 answer. Self-play at 0.3 s/move against the previous search (one ply of reduction, width
 16, no static pruning): 60-40, with depth 9 costing a tenth of the nodes. Leaves run a
 short VCF probe for the side to move before the pattern evaluation (engine.evaluation).
+A child with no depth left and no five to block is scored in the parent (_leaf_child): no
+pvs call, which passes ~30 arrays, and no TT probe, which mostly misses the caches and can
+only hit a transposition searched deeper (PentaZen probes no TT at its leaves either). The
+TT entry of any other child is prefetched before its move is made. Bench +8 % nodes/s, 3 %
+more nodes; on 40 positions of our games against PentaZen at 0.75 s, 11.6 % more nodes.
 
 The Python driver (`search`) adds what is per move rather than per node: VCF/VCT probes at
 the root for both sides (a found win is played at once; an opponent VCF restricts the root
@@ -36,11 +41,13 @@ import numpy as np
 from numba import njit
 
 from . import core, dfpn, evaluation, threats
+from .prefetch import prefetch_row
 from .core import BoardState, make_move, scan_span, undo_move
 from .threats import (C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, ThreatTable, is_foul,
                       is_four_class, new_threat_table, tick, vcf)
 
-threats.drop_stale_cache(__file__, ("core.py", "patterns.py", "threats.py", "evaluation.py", "dfpn.py"))
+threats.drop_stale_cache(__file__, ("core.py", "patterns.py", "threats.py", "evaluation.py", "dfpn.py",
+                                    "prefetch.py"))
 
 WIN = 30000
 WIN_MIN = 29000           # |score| above this is a proven result
@@ -408,6 +415,33 @@ def _leaf(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
     return evaluate(st, cx)
 
 
+#: _leaf_child's answer for a child that needs the full node (outside every score)
+NOT_LEAF = INF + 1
+
+
+@njit(cache=True, inline="always")
+def _leaf_child(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64) -> np.int64:
+    """The value of a child that pvs would only evaluate (no depth left, no five to block),
+    worked out in the parent, or NOT_LEAF. Most nodes are such leaves; a pvs call costs them
+    the ~30 arrays of the two tuples passed in and out, and a TT probe, a likely cache miss,
+    that can only hit where a transposition was searched deeper."""
+    if depth > 0 or ply >= MAXPLY - 2:
+        return NOT_LEAF
+    me = st.meta[5] - 1
+    if st.counts[1 - me, 10] > 0:
+        return NOT_LEAF
+    cx.pvlen[ply] = ply
+    if tick(cx.ctrl):
+        return 0
+    if st.counts[me, 10] > 0:
+        return WIN - ply
+    if st.meta[7] == 0:
+        return 0
+    if _open_four_next(st, me):
+        return WIN - ply - 3
+    return _leaf(st, cx, ply)
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np.int64,
         beta: np.int64) -> np.int64:
@@ -518,9 +552,16 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
         m = np.int64(mvs[t])
         if renju_black and is_foul(st, np.int64(1), m):
             continue
+        if newdepth > 0:
+            # the child probes the TT unless it is a leaf: start that memory access now
+            prefetch_row(cx.tt, (st.hashv[0] ^ st.zobrist[me + 1, m] ^ _SIDE[op])
+                         & np.uint64(cx.tt.shape[0] - 1))
         make_move(st, m)
         if searched == 0:
-            v = -pvs(st, cx, newdepth, ply + 1, -beta, -alpha)
+            v = _leaf_child(st, cx, newdepth, ply + 1)
+            if v == NOT_LEAF:
+                v = pvs(st, cx, newdepth, ply + 1, -beta, -alpha)
+            v = -v
         else:
             red = 0
             if cx.params[P_LMR] != 0 and searched >= 2 and depth >= 2 and not forced:
@@ -528,9 +569,17 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
                 if pvnode and red > 0:
                     red -= 1
                 red = min(red, newdepth)
-            v = -pvs(st, cx, newdepth - red, ply + 1, -alpha - 1, -alpha)
-            if v > alpha and (red > 0 or v < beta):
-                v = -pvs(st, cx, newdepth, ply + 1, -beta, -alpha)
+            v = _leaf_child(st, cx, newdepth - red, ply + 1)
+            leaf = v != NOT_LEAF
+            if not leaf:
+                v = pvs(st, cx, newdepth - red, ply + 1, -alpha - 1, -alpha)
+            v = -v
+            # (a leaf's value does not depend on the window: at full depth it stays)
+            if v > alpha and (red > 0 or v < beta) and not (leaf and red == 0):
+                v = _leaf_child(st, cx, newdepth, ply + 1)
+                if v == NOT_LEAF:
+                    v = pvs(st, cx, newdepth, ply + 1, -beta, -alpha)
+                v = -v
         undo_move(st)
         searched += 1
         if cx.ctrl[0] != 0:

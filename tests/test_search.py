@@ -441,6 +441,79 @@ def test_open_three_to_move_wins_without_a_search():
     assert _pvs(b, 6, 1, -INF, INF)[1] > 1
 
 
+def _leaf_child(b: Board, depth: int, ply: int, cx=None) -> tuple[int, int]:
+    """What the parent's leaf shortcut says about `b` as a child at `ply`, and its nodes."""
+    from gomoku.engine import search
+    cx = _fresh_ctx(b) if cx is None else cx
+    v = search._leaf_child(b.state, cx, np.int64(depth), np.int64(ply))
+    return int(v), int(cx.ctrl[threats.C_NODES])
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_the_parents_leaf_shortcut_scores_as_pvs_does(rule):
+    """pvs works a child with no depth left out in the parent (no call, no TT probe): it must
+    give what the child's own pvs call gives, with one node counted, on every kind of leaf."""
+    from gomoku.engine.search import INF, MAXPLY, NOT_LEAF
+    rng = np.random.default_rng(int(rule))
+    seen = 0
+    for _ in range(120):
+        b = Board(15, rule=rule)
+        for _ in range(int(rng.integers(3, 30))):
+            free = [c for c in b.legal_moves() if abs(c[0] - 7) <= 4 and abs(c[1] - 7) <= 4]
+            if b.game_over or not free:
+                break
+            b.play(*free[int(rng.integers(len(free)))])
+        if b.game_over:
+            continue
+        for ply in (1, 5, MAXPLY - 2):
+            short, nodes = _leaf_child(b, 0, ply)
+            full = _pvs(b, 0, ply, -INF, INF)
+            if ply >= MAXPLY - 2:
+                assert short == NOT_LEAF            # pvs's own ply limit
+            elif short == NOT_LEAF:
+                assert b.state.counts[2 - b.to_move, 10] > 0     # a five to block: forced
+            else:
+                seen += 1
+                assert (short, nodes) == full
+    assert seen > 50
+    # a child with depth left is searched, not shortcut
+    b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)], rule=rule)
+    assert _leaf_child(b, 1, 1)[0] == NOT_LEAF
+
+
+def test_leaf_shortcut_counts_the_node_and_stops_with_the_search():
+    from gomoku.engine.search import NOT_LEAF, WIN
+    four = [(3, 7), (4, 7), (5, 7), (6, 7)]
+    # black to move has a five to make: the shortcut scores the win at once
+    assert _leaf_child(position(four, [], to_move=BLACK), 0, 3) == (WIN - 3, 1)
+    # white to move must block it: a forced node, left to pvs
+    assert _leaf_child(position(four, [], to_move=WHITE), 0, 3)[0] == NOT_LEAF
+    # once the search is stopped, no node is counted and 0 comes back
+    b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
+    cx = _fresh_ctx(b)
+    cx.ctrl[threats.C_STOP] = 1
+    assert _leaf_child(b, 0, 2, cx) == (0, 0)
+
+
+def test_prefetch_hint_changes_nothing():
+    """The TT prefetch is a hint to the cache: results are those of the same loop without it."""
+    from numba import njit
+    from gomoku.engine.prefetch import prefetch_row
+
+    @njit
+    def summed(t, hint):
+        s = np.uint64(0)
+        mask = np.uint64(t.shape[0] - 1)
+        for i in range(t.shape[0]):
+            if hint:
+                prefetch_row(t, (np.uint64(i) * np.uint64(2654435761)) & mask)
+            s += t[i, 1]
+        return s
+
+    t = np.arange(2048, dtype=np.uint64).reshape(1024, 2)
+    assert summed(t, True) == summed(t, False) == np.uint64(t[:, 1].sum())
+
+
 def test_a_proven_tt_score_cuts_at_any_depth():
     from gomoku.engine.search import LOWER, WIN
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
