@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Optional
+from typing import Hashable, Optional
 
 import numpy as np
 from numba import njit
@@ -90,14 +90,17 @@ def quick_move(board: Board) -> tuple[int, int]:
     return board.coords(idx)
 
 
-def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
+def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
+          owner: Hashable = None) -> PlayResult:
     """Choose a move for the side to move without changing `board`.
 
     `limit.turn_time == 0` returns the static choice at once. Otherwise the classical search
     (engine.search: root VCF/VCT probes, then iterative-deepening PVS) runs until the first of
     `limit.depth` iterations, `limit.nodes` nodes, the time budget (`time_budget`) or `stop`.
     info: depth, score (eval units from the mover's view, or 'win'/'loss' when proven),
-    nodes, nps, pv (list of (x, y)), time (s), and 'proof' ('vcf'/'vct') for solver wins."""
+    nodes, nps, pv (list of (x, y)), time (s), and 'proof' ('vcf'/'vct') for solver wins.
+    A timed search keeps the TT of `owner`'s last search (one owner per player; the brain is
+    one player and uses the default)."""
     if board.game_over:
         raise ValueError("the game is over")
     t0 = time.perf_counter()
@@ -108,8 +111,12 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None) ->
     from . import search  # imported late: keeps `import agent` (and the brain's start) light
 
     work = board.copy()
+    # a search under a node or depth limit depends on its position alone; a timed one keeps
+    # the TT of `owner`'s previous search, as PentaZen and Rapfi keep theirs
+    timed = limit.nodes is None and limit.depth is None
     res = search.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, time_limit=budget,
-                         stop=stop, tt_bytes=_table_bytes(limit.max_memory))
+                         stop=stop, tt_bytes=_table_bytes(limit.max_memory), clear=not timed,
+                         owner=owner)
     if res.move < 0:
         move = quick_move(board)
         return PlayResult(move, {"depth": 0, "nodes": res.nodes, "time": time.perf_counter() - t0})
@@ -212,6 +219,8 @@ class EnginePlayer:
         self.depth = depth
         self.nodes = nodes
         self.name = name or ("classical" if level is None else f"classical:{level}")
+        self._tables = object()       # this player's search tables (two engines in a match
+                                      # must not read each other's TT)
 
     def new_game(self, width: int, height: int, rule: Rule) -> None:
         pass
@@ -222,7 +231,8 @@ class EnginePlayer:
         if self.nodes is not None and limit.nodes is None:
             limit = Limit(**{**limit.__dict__, "nodes": self.nodes})
         limit = level_limit(self.level, limit)
-        return think(board, limit)
+        return think(board, limit, owner=self._tables)
 
     def close(self) -> None:
-        pass
+        from . import search
+        search.release_ctx(self._tables)

@@ -28,14 +28,14 @@ iteration's score +-80, widened to the full window on a fail) lost to it in self
 than any narrow window in these positions. Time never enters the jitted code: a watcher
 thread sets ctrl[C_STOP] at the deadline or when `stop` is set, and the nogil search polls
 it every node. Under a node or depth limit (and no time limit) the result depends only on
-the position: every search starts with cleared tables.
+the position: every search starts with cleared tables (a timed search may keep its TT: `search`).
 """
 from __future__ import annotations
 
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple, Optional
+from typing import Hashable, NamedTuple, Optional
 
 import numpy as np
 from numba import njit
@@ -415,8 +415,30 @@ def _leaf(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
     return evaluate(st, cx)
 
 
-#: _leaf_child's answer for a child that needs the full node (outside every score)
+#: _leaf_child's answer for a child that needs the full node, and _settled's for a node whose
+#: value is not settled before a search (both outside every score)
 NOT_LEAF = INF + 1
+UNSETTLED = INF + 2
+
+
+@njit(cache=True, inline="always")
+def _settled(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
+    """What every node asks first: count it (0 once the search is stopped), then its value
+    where the board settles it without a search (a five to make, a full board, two fives to
+    stop, an open four to make), else UNSETTLED."""
+    cx.pvlen[ply] = ply
+    if tick(cx.ctrl):
+        return 0
+    me = st.meta[5] - 1
+    if st.counts[me, 10] > 0:
+        return WIN - ply
+    if st.meta[7] == 0:
+        return 0
+    if st.counts[1 - me, 10] >= 2 and not _caro(st):
+        return -(WIN - ply - 1)
+    if _open_four_next(st, me):
+        return WIN - ply - 3
+    return UNSETTLED
 
 
 @njit(cache=True, inline="always")
@@ -425,40 +447,21 @@ def _leaf_child(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64) -
     worked out in the parent, or NOT_LEAF. Most nodes are such leaves; a pvs call costs them
     the ~30 arrays of the two tuples passed in and out, and a TT probe, a likely cache miss,
     that can only hit where a transposition was searched deeper."""
-    if depth > 0 or ply >= MAXPLY - 2:
+    if depth > 0 or ply >= MAXPLY - 2 or st.counts[2 - st.meta[5], 10] > 0:
         return NOT_LEAF
-    me = st.meta[5] - 1
-    if st.counts[1 - me, 10] > 0:
-        return NOT_LEAF
-    cx.pvlen[ply] = ply
-    if tick(cx.ctrl):
-        return 0
-    if st.counts[me, 10] > 0:
-        return WIN - ply
-    if st.meta[7] == 0:
-        return 0
-    if _open_four_next(st, me):
-        return WIN - ply - 3
-    return _leaf(st, cx, ply)
+    v = _settled(st, cx, ply)
+    return _leaf(st, cx, ply) if v == UNSETTLED else v
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np.int64,
         beta: np.int64) -> np.int64:
     """Score of the position for the side to move (fail-soft PVS)."""
-    cx.pvlen[ply] = ply
-    if tick(cx.ctrl):
-        return 0
+    v = _settled(st, cx, ply)
+    if v != UNSETTLED:
+        return v
     me = st.meta[5] - 1
     op = 1 - me
-    if st.counts[me, 10] > 0:
-        return WIN - ply
-    if st.meta[7] == 0:
-        return 0
-    if st.counts[op, 10] >= 2 and not _caro(st):
-        return -(WIN - ply - 1)
-    if _open_four_next(st, me):
-        return WIN - ply - 3
     pvnode = beta - alpha > 1
     # killers are kept per ply; the grandchildren's come from another part of the tree, which
     # is what PentaZen clears them for (with the history credit for PV nodes at the end:
@@ -730,19 +733,35 @@ class _Watcher:
             self.thread.join()
 
 
-_CTX_CACHE: dict[tuple[int, int], SearchCtx] = {}
+_CTX_CACHE: dict[tuple[int, int, Hashable], SearchCtx] = {}
+#: search tables kept at once (a TT is 32 MiB by default)
+MAX_CONTEXTS = 4
 _CTX_LOCK = threading.Lock()
 
 
-def get_ctx(n_cells: int, tt_bytes: int) -> SearchCtx:
-    key = (n_cells, tt_bytes)
+def get_ctx(n_cells: int, tt_bytes: int, owner: Hashable = None) -> SearchCtx:
+    """The search tables of `owner` (one per player in a process: a timed search keeps its
+    TT for the player's next move, which another player must not read) for boards of
+    `n_cells`; an owner's tables of another size are dropped, and at most MAX_CONTEXTS are
+    kept (the least recently used goes)."""
+    key = (n_cells, tt_bytes, owner)
     with _CTX_LOCK:
-        cx = _CTX_CACHE.get(key)
+        cx = _CTX_CACHE.pop(key, None)
         if cx is None:
-            _CTX_CACHE.clear()
+            for k in [k for k in _CTX_CACHE if k[2] == owner]:
+                del _CTX_CACHE[k]
+            while len(_CTX_CACHE) >= MAX_CONTEXTS:
+                del _CTX_CACHE[next(iter(_CTX_CACHE))]
             cx = new_ctx(n_cells, tt_bytes)
-            _CTX_CACHE[key] = cx
+        _CTX_CACHE[key] = cx          # (re)inserted last: the most recently used
     return cx
+
+
+def release_ctx(owner: Hashable) -> None:
+    """Drop the tables of `owner` (a player that is done)."""
+    with _CTX_LOCK:
+        for k in [k for k in _CTX_CACHE if k[2] == owner]:
+            del _CTX_CACHE[k]
 
 
 #: proof-number table of the root's VCT probes and move checks (2^18 entries of 24 bytes)
@@ -855,22 +874,37 @@ def _probe(st: BoardState, cx: SearchCtx, kind: str, side: int, depth: int, budg
     return False, []
 
 
+#: the rule each context's TT was last filled under (a kept TT is cleared when it changes)
+_CTX_RULE: dict[int, int] = {}
+
+
 def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optional[int] = None,
            time_limit: Optional[float] = None, stop: Optional[threading.Event] = None,
-           tt_bytes: int = DEFAULT_TT_BYTES, threat_probes: bool = True, clear: bool = True) -> SearchResult:
+           tt_bytes: int = DEFAULT_TT_BYTES, threat_probes: bool = True, clear: bool = True,
+           owner: Hashable = None) -> SearchResult:
     """Search the position in `st` (restored afterwards) for the side to move.
 
     Stops at `max_depth` completed iterations, `node_limit` nodes, `time_limit` seconds or
     when `stop` is set, whichever first; always returns the best move of the last completed
-    iteration (or of the root ordering if none completed)."""
+    iteration (or of the root ordering if none completed). With `clear` False the TT of
+    `owner`'s last search under the same rule is kept (killers and history are not): its
+    entries are facts about positions, and the positions two plies on were searched last
+    move. Against PentaZen at 1 s/move (freestyle, 100 games) 36 - 57 - 7 against 31 - 65 - 4
+    for the same search clearing it."""
     t0 = time.perf_counter()
     n_cells = st.cells.shape[0]
-    cx = get_ctx(n_cells, tt_bytes)
+    cx = get_ctx(n_cells, tt_bytes, owner)
     set_weights(cx, evaluation.tables(int(st.meta[core.M_RULE])))
-    if clear:
+    rule = int(st.meta[core.M_RULE])
+    if clear or _CTX_RULE.get(id(cx)) != rule:
         clear_ctx(cx)
     else:
+        # the TT's entries are facts about positions (under this rule's evaluation), so they
+        # hold in the next search of the game; killers and history are about the last root
+        cx.killers[:] = -1
+        cx.history[:] = 0
         cx.ctrl[:] = 0
+    _CTX_RULE[id(cx)] = rule
     ctrl = cx.ctrl
     node_cap = int(node_limit) if node_limit else 0
     ctrl[C_NODE_LIMIT] = node_cap

@@ -575,3 +575,47 @@ def test_a_pv_node_credits_its_best_quiet_move_in_the_history():
     white = b.to_move - 1
     assert cx.history[white].sum() == 1 and cx.history[1 - white].sum() == 0
     assert cx.history[white, cx.pv[2, 2]] == 1
+
+
+def test_a_kept_tt_serves_its_owners_next_search_under_the_same_rule():
+    from gomoku.engine import search
+    moves = [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (7, 6)]
+    b = Board.from_moves(15, moves)
+    fresh = search.search(b.state, max_depth=7)
+    kept = search.search(b.state, max_depth=7, clear=False)
+    assert kept.nodes < fresh.nodes / 2          # the last search's entries answer most nodes
+    # another owner's tables start empty: the search is the fresh one, node for node
+    other = search.search(b.state, max_depth=7, clear=False, owner="another player")
+    assert (other.nodes, other.move, other.score) == (fresh.nodes, fresh.move, fresh.score)
+    search.release_ctx("another player")
+    assert all(k[2] != "another player" for k in search._CTX_CACHE)
+    # the same stones under another rule: a TT filled under freestyle is not used
+    s = Board.from_moves(15, moves, rule=Rule.STANDARD)
+    assert search.search(s.state, max_depth=7, clear=False).nodes == search.search(s.state, max_depth=7).nodes
+
+
+def test_think_keeps_the_tt_only_for_timed_searches(monkeypatch):
+    from gomoku.engine import search
+    seen = []
+    real = search.search
+
+    def spy(*args, **kw):
+        seen.append((kw["clear"], kw["owner"]))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(search, "search", spy)
+    b = Board.from_moves(15, [(7, 7), (8, 8)])
+    think(b, Limit(turn_time=0.05))
+    think(b, Limit(turn_time=5, nodes=2000))
+    think(b, Limit(turn_time=5, depth=2))
+    assert seen == [(False, None), (True, None), (True, None)]
+    # each classical player searches with tables of its own, dropped when it closes
+    a, c = EnginePlayer(), EnginePlayer()
+    a.play(b, Limit(turn_time=0.05))
+    c.play(b, Limit(turn_time=0.05))
+    assert seen[-2][1] is not None and seen[-1][1] is not None and seen[-2][1] is not seen[-1][1]
+    owners = {k[2] for k in search._CTX_CACHE}
+    assert seen[-2][1] in owners and seen[-1][1] in owners
+    a.close()
+    c.close()
+    assert not ({k[2] for k in search._CTX_CACHE} & {seen[-2][1], seen[-1][1]})
