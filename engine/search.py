@@ -749,9 +749,9 @@ def get_ctx(n_cells: int, tt_bytes: int, owner: Hashable = None) -> SearchCtx:
         cx = _CTX_CACHE.pop(key, None)
         if cx is None:
             for k in [k for k in _CTX_CACHE if k[2] == owner]:
-                del _CTX_CACHE[k]
+                _drop_ctx(k)
             while len(_CTX_CACHE) >= MAX_CONTEXTS:
-                del _CTX_CACHE[next(iter(_CTX_CACHE))]
+                _drop_ctx(next(iter(_CTX_CACHE)))
             cx = new_ctx(n_cells, tt_bytes)
         _CTX_CACHE[key] = cx          # (re)inserted last: the most recently used
     return cx
@@ -761,7 +761,12 @@ def release_ctx(owner: Hashable) -> None:
     """Drop the tables of `owner` (a player that is done)."""
     with _CTX_LOCK:
         for k in [k for k in _CTX_CACHE if k[2] == owner]:
-            del _CTX_CACHE[k]
+            _drop_ctx(k)
+
+
+def _drop_ctx(key: tuple[int, int, Hashable]) -> None:
+    """Forget one set of tables and the rule it was filled under (caller holds _CTX_LOCK)."""
+    _CTX_RULE.pop(id(_CTX_CACHE.pop(key)), None)
 
 
 #: proof-number table of the root's VCT probes and move checks (2^18 entries of 24 bytes)

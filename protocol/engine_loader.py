@@ -93,6 +93,13 @@ class EngineLoader:
         with self._changed:
             self._changed.notify_all()
 
+    def forget(self) -> None:
+        """Drop what the search learnt (its TT, kept from one move to the next); nothing to do
+        before the engine is loaded. A search running now keeps its tables to the end."""
+        if self.ready.is_set():
+            from gomoku.engine import search
+            search.release_ctx(None)
+
     def acquire(self, timeout: float) -> bool:
         """Take the engine for a move (False after `timeout` seconds): the warm-up steps aside
         at its next step. A plain lock would not do: the warm-up thread takes it back the

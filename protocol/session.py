@@ -154,6 +154,10 @@ class Session:
 
     _cmd_stop = _cmd_yxstop
 
+    def _cmd_yxhashclear(self, cmd: Command, t: float) -> None:
+        # Yixin's and Rapfi's "forget the hash table": silent, as theirs is
+        self.loader.forget()
+
     def _cmd_takeback(self, cmd: Command, t: float) -> None:
         xy = parse_coord(cmd.arg)
         if self.pos is None:

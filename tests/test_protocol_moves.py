@@ -181,3 +181,31 @@ def test_gomoku_brain_click_command_is_the_same_brain():
         b.send("YXSHOWFORBID")
         assert b.line().startswith("FORBID ")
         b.end()
+
+
+def test_yxhashclear_is_silent_and_the_brain_plays_on():
+    """The search keeps its TT between timed moves; YXHASHCLEAR (Yixin, Rapfi) drops it, with
+    no reply, before and after the engine is loaded."""
+    with started() as b:
+        b.send("YXHASHCLEAR")
+        b.send("INFO timeout_turn 300", "BEGIN")
+        b.move()
+        b.send("YXHASHCLEAR")
+        b.silent(0.3)
+        b.send("TURN 8,8")
+        b.move()
+        b.end()
+
+
+def test_loader_forget_drops_the_brains_search_tables():
+    from gomoku.engine import search
+    from gomoku.engine.board import Board
+    from gomoku.protocol.engine_loader import EngineLoader
+    search.search(Board.from_moves(15, [(7, 7)]).state, max_depth=2)
+    assert any(k[2] is None for k in search._CTX_CACHE)
+    loader = EngineLoader(warmup=False)
+    loader.forget()                     # the engine is not loaded yet: nothing to drop
+    assert any(k[2] is None for k in search._CTX_CACHE)
+    loader.ready.set()
+    loader.forget()
+    assert not any(k[2] is None for k in search._CTX_CACHE)
