@@ -453,6 +453,16 @@ def _leaf_child(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64) -
     return _leaf(st, cx, ply) if v == UNSETTLED else v
 
 
+@njit(cache=True, inline="always")
+def _child(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np.int64,
+           beta: np.int64) -> tuple[np.int64, bool]:
+    """A child's score from the parent's side, and whether the leaf shortcut gave it."""
+    v = _leaf_child(st, cx, depth, ply)
+    if v != NOT_LEAF:
+        return -v, True
+    return -pvs(st, cx, depth, ply, -beta, -alpha), False
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np.int64,
         beta: np.int64) -> np.int64:
@@ -561,10 +571,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
                          & np.uint64(cx.tt.shape[0] - 1))
         make_move(st, m)
         if searched == 0:
-            v = _leaf_child(st, cx, newdepth, ply + 1)
-            if v == NOT_LEAF:
-                v = pvs(st, cx, newdepth, ply + 1, -beta, -alpha)
-            v = -v
+            v, _ = _child(st, cx, newdepth, ply + 1, alpha, beta)
         else:
             red = 0
             if cx.params[P_LMR] != 0 and searched >= 2 and depth >= 2 and not forced:
@@ -572,17 +579,10 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
                 if pvnode and red > 0:
                     red -= 1
                 red = min(red, newdepth)
-            v = _leaf_child(st, cx, newdepth - red, ply + 1)
-            leaf = v != NOT_LEAF
-            if not leaf:
-                v = pvs(st, cx, newdepth - red, ply + 1, -alpha - 1, -alpha)
-            v = -v
+            v, leaf = _child(st, cx, newdepth - red, ply + 1, alpha, alpha + 1)
             # (a leaf's value does not depend on the window: at full depth it stays)
             if v > alpha and (red > 0 or v < beta) and not (leaf and red == 0):
-                v = _leaf_child(st, cx, newdepth, ply + 1)
-                if v == NOT_LEAF:
-                    v = pvs(st, cx, newdepth, ply + 1, -beta, -alpha)
-                v = -v
+                v, _ = _child(st, cx, newdepth, ply + 1, alpha, beta)
         undo_move(st)
         searched += 1
         if cx.ctrl[0] != 0:
@@ -899,8 +899,8 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
     t0 = time.perf_counter()
     n_cells = st.cells.shape[0]
     cx = get_ctx(n_cells, tt_bytes, owner)
-    set_weights(cx, evaluation.tables(int(st.meta[core.M_RULE])))
     rule = int(st.meta[core.M_RULE])
+    set_weights(cx, evaluation.tables(rule))
     if clear or _CTX_RULE.get(id(cx)) != rule:
         clear_ctx(cx)
     else:
