@@ -18,15 +18,6 @@ only hit a transposition searched deeper (PentaZen probes no TT at its leaves ei
 TT entry of any other child is prefetched before its move is made. Bench +8 % nodes/s, 3 %
 more nodes; on 40 positions of our games against PentaZen at 0.75 s, 11.6 % more nodes.
 
-The TT holds two entries per bucket, one cache line: a store replaces the entry worth less,
-the shallower, where an entry of an earlier search (timed searches keep the TT from move to
-move) counts TT_AGE_PENALTY plies shallower per search of age. With one always-replaced
-entry per key, the kept TT lost the deep entries of the last move to this move's shallow
-ones: replaying our standard games against PentaZen move by move to depth 14 took 64.2 M
-nodes (39.5 s) with the 32 MiB table, 48.2 M with four times the memory, and 47.5 M (31.2 s)
-with buckets in the same 32 MiB; freestyle games 49.1 M -> 46.6 M; bench (fresh tables)
--0.2 %.
-
 The Python driver (`search`) adds what is per move rather than per node: VCF/VCT probes at
 the root for both sides (a found win is played at once; an opponent VCF restricts the root
 to moves that refute it), a check of the move chosen (a df-pn VCT for the opponent after
@@ -70,7 +61,6 @@ P_LEAF_VCF, P_WIDTH, P_LMR, P_PRUNE = 0, 1, 2, 3
 P_LATE_PLY = 4            # LATE_MOVE_PLY
 P_RAISED = 5              # out: last root move that improved on the best in root_search (-1: none)
 P_CALM_OWN, P_CALM_OPP = 6, 7
-P_GEN = 8                 # the search's generation, stored with its TT entries
 
 #: start another iteration only when the time left covers this share of its predicted cost
 #: (an interrupted iteration still counts where its first move finished and was beaten; the
@@ -164,7 +154,7 @@ DEFAULT_TT_BYTES = 32 << 20
 def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     """Search tables for boards of `n_cells` padded cells; the TT takes about tt_bytes."""
     size = 1 << max(12, int(tt_bytes // TT_ENTRY_BYTES).bit_length() - 1)
-    params = np.zeros(9, dtype=np.int64)
+    params = np.zeros(8, dtype=np.int64)
     params[P_LEAF_VCF] = 3
     params[P_WIDTH] = WIDTH
     params[P_LMR] = 1
@@ -175,7 +165,7 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     n_weights = _WEIGHED.shape[0]
     cx = SearchCtx(
         ctrl=threats.new_ctrl(),
-        tt=_aligned_table(size),
+        tt=np.zeros((size, 2), dtype=np.uint64),
         killers=np.full((MAXPLY + 1, 2), -1, dtype=np.int32),
         history=np.zeros((2, n_cells), dtype=np.int32),
         moves=np.zeros((MAXPLY + 1, n_cells), dtype=np.int32),
@@ -219,7 +209,6 @@ def set_weights(cx: SearchCtx, tables: evaluation.EvalTables) -> None:
 def clear_ctx(cx: SearchCtx) -> None:
     """Forget everything learnt (makes a search depend only on its position)."""
     cx.tt[:, :] = 0
-    cx.params[P_GEN] = 0
     cx.killers[:] = -1
     cx.history[:] = 0
     cx.ttt.key[:] = 0
@@ -228,13 +217,11 @@ def clear_ctx(cx: SearchCtx) -> None:
 
 
 @njit(cache=True, inline="always")
-def _tt_pack(move: np.int64, score: np.int64, depth: np.int64, flag: np.int64,
-             gen: np.int64 = 0) -> np.uint64:
+def _tt_pack(move: np.int64, score: np.int64, depth: np.int64, flag: np.int64) -> np.uint64:
     """move + 1 in bits 0-11 (boards have < 4095 padded cells), score + 32768 in 12-27,
-    depth (0..127) in 28-35, flag in 36-37, the search generation (0..255) in 40-47."""
+    depth (0..127) in 28-35, flag in 36-37."""
     return np.uint64(move + 1) | (np.uint64(score + 32768) << np.uint64(12)) \
-        | (np.uint64(depth) << np.uint64(28)) | (np.uint64(flag) << np.uint64(36)) \
-        | (np.uint64(gen & 255) << np.uint64(40))
+        | (np.uint64(depth) << np.uint64(28)) | (np.uint64(flag) << np.uint64(36))
 
 
 @njit(cache=True, inline="always")
@@ -243,47 +230,7 @@ def _tt_unpack(data: np.uint64) -> tuple[np.int64, np.int64, np.int64, np.int64]
     return (np.int64(data & np.uint64(4095)) - 1,
             np.int64((data >> np.uint64(12)) & np.uint64(65535)) - 32768,
             np.int64((data >> np.uint64(28)) & np.uint64(255)),
-            np.int64((data >> np.uint64(36)) & np.uint64(3)))
-
-
-def _aligned_table(rows: int) -> np.ndarray:
-    """A zeroed uint64[rows, 2] TT whose two-entry buckets (32 bytes) each sit inside one
-    64-byte cache line, so a probe of both entries costs one memory access."""
-    raw = np.zeros((rows + 4, 2), dtype=np.uint64)
-    skip = (-raw.ctypes.data % 64) // 16
-    return raw[skip:skip + rows]
-
-
-#: what an entry of an earlier search loses against one of this search, per search of age
-TT_AGE_PENALTY = 4
-
-
-@njit(cache=True, inline="always")
-def _tt_find(tt: np.ndarray, key: np.uint64) -> np.int64:
-    """The row holding `key` in its two-entry bucket, else the bucket's first row."""
-    b = np.int64(key & np.uint64(tt.shape[0] - 2))
-    if tt[b, 0] != key and tt[b + 1, 0] == key:
-        return b + 1
-    return b
-
-
-@njit(cache=True, inline="always")
-def _tt_slot_for(tt: np.ndarray, key: np.uint64, gen: np.int64) -> np.int64:
-    """Where to store `key`: its own row if the bucket has it, else the entry worth less,
-    the shallower one with entries of earlier searches (the TT is kept between moves)
-    counted TT_AGE_PENALTY plies shallower per search of age, at most 8 searches."""
-    b = np.int64(key & np.uint64(tt.shape[0] - 2))
-    if tt[b, 0] == key:
-        return b
-    if tt[b + 1, 0] == key:
-        return b + 1
-    d0 = tt[b, 1]
-    d1 = tt[b + 1, 1]
-    age0 = min((gen - np.int64((d0 >> np.uint64(40)) & np.uint64(255))) & 255, 8)
-    age1 = min((gen - np.int64((d1 >> np.uint64(40)) & np.uint64(255))) & 255, 8)
-    w0 = np.int64((d0 >> np.uint64(28)) & np.uint64(255)) - TT_AGE_PENALTY * age0
-    w1 = np.int64((d1 >> np.uint64(28)) & np.uint64(255)) - TT_AGE_PENALTY * age1
-    return b + 1 if w1 < w0 else b
+            np.int64(data >> np.uint64(36)))
 
 
 @njit(cache=True, inline="always")
@@ -534,7 +481,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
         cx.killers[ply + 2, 0] = -1
         cx.killers[ply + 2, 1] = -1
     key = st.hashv[0] ^ _SIDE[me]
-    slot = _tt_find(cx.tt, key)
+    slot = np.int64(key & np.uint64(cx.tt.shape[0] - 1))
     ttmove = -1
     tts = 0
     ttf = -1                          # bound of a stored heuristic score (-1: none)
@@ -621,7 +568,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
         if newdepth > 0:
             # the child probes the TT unless it is a leaf: start that memory access now
             prefetch_row(cx.tt, (st.hashv[0] ^ st.zobrist[me + 1, m] ^ _SIDE[op])
-                         & np.uint64(cx.tt.shape[0] - 2))
+                         & np.uint64(cx.tt.shape[0] - 1))
         make_move(st, m)
         if searched == 0:
             v, _ = _child(st, cx, newdepth, ply + 1, alpha, beta)
@@ -672,9 +619,8 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
         s += ply
     elif s < -WIN_MIN:
         s -= ply
-    slot = _tt_slot_for(cx.tt, key, cx.params[P_GEN])
     cx.tt[slot, 0] = key
-    cx.tt[slot, 1] = _tt_pack(bestmove, s, min(max(depth, 0), 127), flag, cx.params[P_GEN])
+    cx.tt[slot, 1] = _tt_pack(bestmove, s, min(max(depth, 0), 127), flag)
     return best
 
 
@@ -963,7 +909,6 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
         cx.killers[:] = -1
         cx.history[:] = 0
         cx.ctrl[:] = 0
-        cx.params[P_GEN] = (cx.params[P_GEN] + 1) & 255
     _CTX_RULE[id(cx)] = rule
     ctrl = cx.ctrl
     node_cap = int(node_limit) if node_limit else 0
