@@ -157,3 +157,5 @@ def warm_all() -> None:
     protocol.numba_cache)."""
     for _ in warm_steps():
         pass
+    from gomoku.protocol.numba_cache import mark_warm
+    mark_warm()

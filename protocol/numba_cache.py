@@ -72,6 +72,29 @@ def _newer(src_dir: Path, name: str, mtime: float) -> bool:
     return False
 
 
+def mark_warm(src_dir: Path | None = None) -> None:
+    """Call after a full warm-up: give the index files of `src_dir`'s modules the current time.
+
+    Numba keeps using an index whose source got a newer mtime with the same contents (a git
+    checkout or revert back to a cached version) and does not rewrite it, so `cache_is_warm`
+    kept saying 'cold' and every brain start compiled in a child for 1-3 s, answering its
+    first moves with the fallback. Everything was just loaded or compiled from the current
+    sources, so the indexes are as new as they are."""
+    src_dir = src_dir or engine_dir()
+    stems = {py.stem for py in src_dir.glob("*.py")}
+    for d in cache_dirs(src_dir):
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".nbi") and name.split(".", 1)[0] in stems:
+                try:
+                    os.utime(d / name)
+                except OSError:
+                    pass
+
+
 _child: "subprocess.Popen[bytes] | None" = None
 
 

@@ -42,3 +42,25 @@ def test_wait_returns_false_on_timeout_while_loading(monkeypatch):
     loader = EngineLoader(warmup=False)           # never started: nothing becomes ready
     assert loader.wait(0.05) is False
     assert loader.wait(0) is False
+
+
+def test_mark_warm_makes_a_cache_with_older_indexes_count_as_warm(tmp_path, monkeypatch):
+    """A source restored with the same contents (git revert) is newer than the indexes numba
+    goes on using: after a warm-up the brain's check must agree with numba."""
+    import os
+
+    from gomoku.protocol import numba_cache
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    src = tmp_path / "engine"
+    (src / "__pycache__").mkdir(parents=True)
+    (src / "core.py").write_text("from numba import njit\n\n@njit(cache=True)\ndef f():\n    return 1\n")
+    index = src / "__pycache__" / "core.f-3.py311.nbi"
+    index.write_bytes(b"")
+    other = src / "__pycache__" / "unrelated.g-1.py311.nbi"
+    other.write_bytes(b"")
+    os.utime(index, (1000, 1000))
+    os.utime(other, (1000, 1000))
+    assert not numba_cache.cache_is_warm(src)
+    numba_cache.mark_warm(src)
+    assert numba_cache.cache_is_warm(src)
+    assert os.stat(other).st_mtime == 1000          # only the folder's own modules' indexes
