@@ -748,8 +748,7 @@ def get_ctx(n_cells: int, tt_bytes: int, owner: Hashable = None) -> SearchCtx:
     with _CTX_LOCK:
         cx = _CTX_CACHE.pop(key, None)
         if cx is None:
-            for k in [k for k in _CTX_CACHE if k[2] == owner]:
-                _drop_ctx(k)
+            _drop_owner(owner)
             while len(_CTX_CACHE) >= MAX_CONTEXTS:
                 _drop_ctx(next(iter(_CTX_CACHE)))
             cx = new_ctx(n_cells, tt_bytes)
@@ -760,8 +759,13 @@ def get_ctx(n_cells: int, tt_bytes: int, owner: Hashable = None) -> SearchCtx:
 def release_ctx(owner: Hashable) -> None:
     """Drop the tables of `owner` (a player that is done)."""
     with _CTX_LOCK:
-        for k in [k for k in _CTX_CACHE if k[2] == owner]:
-            _drop_ctx(k)
+        _drop_owner(owner)
+
+
+def _drop_owner(owner: Hashable) -> None:
+    """Forget every set of tables of `owner` (caller holds _CTX_LOCK)."""
+    for k in [k for k in _CTX_CACHE if k[2] == owner]:
+        _drop_ctx(k)
 
 
 def _drop_ctx(key: tuple[int, int, Hashable]) -> None:

@@ -45,31 +45,39 @@ def cache_is_warm(src_dir: Path | None = None) -> bool:
     finest that works.)"""
     src_dir = src_dir or engine_dir()
     try:
-        names: set[str] = set()
-        for d in cache_dirs(src_dir):
-            if d.is_dir():
-                names.update(f for f in os.listdir(d) if f.endswith(".nbi"))
+        indexes = _index_files(src_dir)
         for py in src_dir.glob("*.py"):
             text = py.read_text(encoding="utf-8", errors="replace")
             if "cache" not in text or not _JIT.search(text):
                 continue
             mtime = py.stat().st_mtime
-            hits = [n for n in names if n.startswith(py.stem + ".")]
-            if not any(_newer(src_dir, n, mtime) for n in hits):
+            if not any(_mtime(f) >= mtime for f in indexes.get(py.stem, [])):
                 return False
         return True
     except OSError:
         return False
 
 
-def _newer(src_dir: Path, name: str, mtime: float) -> bool:
+def _index_files(src_dir: Path) -> dict[str, list[Path]]:
+    """numba's index files for the modules of `src_dir`, by module name (from every cache
+    location: the same function may have an index in more than one)."""
+    found: dict[str, list[Path]] = {}
     for d in cache_dirs(src_dir):
         try:
-            if (d / name).stat().st_mtime >= mtime:
-                return True
+            names = os.listdir(d)
         except OSError:
             continue
-    return False
+        for name in names:
+            if name.endswith(".nbi"):
+                found.setdefault(name.split(".", 1)[0], []).append(d / name)
+    return found
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return float("-inf")
 
 
 def mark_warm(src_dir: Path | None = None) -> None:
@@ -81,18 +89,13 @@ def mark_warm(src_dir: Path | None = None) -> None:
     first moves with the fallback. Everything was just loaded or compiled from the current
     sources, so the indexes are as new as they are."""
     src_dir = src_dir or engine_dir()
-    stems = {py.stem for py in src_dir.glob("*.py")}
-    for d in cache_dirs(src_dir):
-        try:
-            names = os.listdir(d)
-        except OSError:
-            continue
-        for name in names:
-            if name.endswith(".nbi") and name.split(".", 1)[0] in stems:
-                try:
-                    os.utime(d / name)
-                except OSError:
-                    pass
+    indexes = _index_files(src_dir)
+    for py in src_dir.glob("*.py"):
+        for f in indexes.get(py.stem, []):
+            try:
+                os.utime(f)
+            except OSError:
+                pass
 
 
 _child: "subprocess.Popen[bytes] | None" = None
