@@ -384,3 +384,20 @@ def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, flags, po
     for name, table in zip(("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP", "PAIR_OWN",
                             "PAIR_OPP"), shipped):
         assert tuning.table_line(name, table) in lines
+
+
+def test_the_standard_play_positions_reproduce_the_tried_fit():
+    """tools/data/pentazen_standard_scores_pv.txt.gz (positions our search met in play, scored
+    by PentaZen) is kept for later fits: README gives what its fit scored. The file loads
+    whole, and the tool reports the figures README quotes."""
+    import pathlib
+    data = pathlib.Path(__file__).resolve().parent.parent / "tools" / "data"
+    r = CliRunner().invoke(main, ["tune", "--holdout", "0", "--scores",
+                                  str(data / "pentazen_standard_scores_pv.txt.gz")])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0] == "games: 700 used (train 700, holdout 0)"
+    assert lines[1].startswith("positions: 13184 ")
+    assert lines[2] == "current tables: K=1727.0  MSE all 0.0787"
+    assert lines[3] == "fitted tables:  K=1727.0  MSE all 0.0685  (own best K=1727.0)"
+    assert "OWN_WEIGHTS = np.array([0, 16, 28, 21, 22, 96, 118, -75, 2926, 4000, 0], dtype=np.int32)" in lines
