@@ -54,24 +54,30 @@ OWN_WEIGHTS = np.array([0, -9, 29, 61, 18, 177, 209, 523, 3472, 4000, 0], dtype=
 #: weight per empty cell of each class, for the side that just moved (subtracted)
 OPP_WEIGHTS = np.array([0, -12, 20, 56, 14, 152, 219, 264, 1003, 635, 0], dtype=np.int32)
 
-#: standard (exactly five) has tables of its own, distilled like freestyle's (below) from three
-#: files in tools/data, 16000 positions: pentazen_standard_scores.txt.gz (6000, half from
+#: standard (exactly five) has tables of its own, distilled like freestyle's (below) from four
+#: files in tools/data, 29184 positions: pentazen_standard_scores.txt.gz (6000, half from
 #: PentaZen's standard self-play, half from our standard games against it), ..._games2.txt.gz
-#: (5000 from the standard games of our matches) and ..._lines.txt.gz (5000 game positions
-#: followed by 1-6 moves from the 8 best of our move ordering). `gomoku tune --holdout 0
-#: --scores F1 --scores F2 --scores F3` gives these lines. Held out (--holdout 0.2): MSE 0.0685
-#: with the pair tables, 0.0726 for class and pattern tables alone fitted to the same files,
-#: 0.0812 for class tables alone, 0.0842 for the class tables before (first file). Self-play at
-#: 0.3 s/move: with pairs against class and pattern tables 54-40-6 and 60-37-3 (200 games,
-#: 59 %, Elo +65); class and pattern tables against the class tables before 106-88-6.
-#: (The class tables before had beaten the result-fitted standard tables 62-37-1 in self-play,
-#: and against PentaZen at 50 ms a move, we at 1 s, 20-39-1 against 12-47-1.)
-STANDARD_OWN_WEIGHTS = np.array([0, 2, -3, 6, 19, 53, 105, 88, 1907, 4000, 0], dtype=np.int32)
-STANDARD_OPP_WEIGHTS = np.array([0, 2, -13, 4, 6, 35, 101, 55, 517, 282, 0], dtype=np.int32)
-STANDARD_PATTERN_OWN = np.array([0, 0, 0, 0, 11, 7, 23, 45, 113, 0, 0], dtype=np.int32)
-STANDARD_PATTERN_OPP = np.array([0, 0, -1, -1, 9, 26, 13, 32, 102, 279, 0], dtype=np.int32)
-STANDARD_PAIR_OWN = np.array([0, 0, -6, -7, 15, 2, 5, -5, 85, 105, 35, 45, 151, 195, 88, 41, 157, 497, 740, 1907, 0, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
-STANDARD_PAIR_OPP = np.array([0, 0, -3, -17, -2, -23, 14, 19, 55, 105, 16, 41, 104, 109, 55, 71, 162, 329, 497, 517, 817, 164, 454, 364, 678, -85, -636, 1716], dtype=np.int32)
+#: (5000 from the standard games of our matches), ..._lines.txt.gz (5000 game positions
+#: followed by 1-6 moves from the 8 best of our move ordering) and ..._pv.txt.gz (13184 from
+#: 700 of our standard games against PentaZen at 1 s/move: the position after 1-8 moves of the
+#: principal variation we reported at each of our moves, and half of the game positions: what
+#: the search meets in play). `gomoku tune --holdout 0 --scores F1 --scores F2 --scores F3
+#: --scores F4` gives these lines (scaled at the tables before's best K on those files, 1215.5).
+#: On the play positions the tables fitted to the first three files were twice as sure as the
+#: teacher (best K 1727 there, 855 on their own files); fitted to the fourth file alone they
+#: predict it better (held out 0.0669 against 0.0750) but lost in self-play (82-107-11 at
+#: 0.3 s/move) and did not score better against PentaZen (35.5 % over 200 games). These, fitted
+#: to all four, beat the tables before in self-play 103-81-16 (200 games at 0.3 s/move, 55.5 %).
+#: The tables before: with pairs against class and pattern tables 54-40-6 and 60-37-3 (200
+#: games, 59 %, Elo +65); class and pattern tables against the class tables before 106-88-6;
+#: those against the result-fitted standard tables 62-37-1 in self-play, and against PentaZen
+#: at 50 ms a move, we at 1 s, 20-39-1 against 12-47-1.
+STANDARD_OWN_WEIGHTS = np.array([0, 5, 6, 14, 20, 73, 115, 52, 2473, 4000, 0], dtype=np.int32)
+STANDARD_OPP_WEIGHTS = np.array([0, 1, -6, 2, 28, 52, 117, 26, 658, 342, 0], dtype=np.int32)
+STANDARD_PATTERN_OWN = np.array([0, 0, 2, 3, 17, 8, 36, 53, 125, 0, 0], dtype=np.int32)
+STANDARD_PATTERN_OPP = np.array([0, 0, 1, 3, 19, 25, 23, 41, 119, 343, 0], dtype=np.int32)
+STANDARD_PAIR_OWN = np.array([0, -11, -15, -1, 33, 21, -2, 6, 97, 134, 78, 74, 172, 228, 52, 78, 100, 526, 639, 2473, 0, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
+STANDARD_PAIR_OPP = np.array([0, -13, -15, -13, 11, -23, 16, 25, 77, 98, 47, 87, 120, 113, 26, 95, 158, 368, 483, 658, 713, 215, 469, 482, 819, -41, 1010, 4105], dtype=np.int32)
 
 #: freestyle's tables are distilled from a stronger engine instead of fitted to results:
 #: positions labelled with PentaZen's 200 ms search score turned into a win probability (how:
