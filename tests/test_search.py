@@ -200,16 +200,17 @@ def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
     from gomoku.engine import search
     b = Board.from_moves(15, PARTIAL_ITER, rule=Rule.STANDARD)
     # the iteration logic alone (no root probes, which can narrow the root moves)
-    done = search.search(b.state, max_depth=8, threat_probes=False)
-    deeper = search.search(b.state, max_depth=9, threat_probes=False)
-    assert done.depth == 8 and b.coords(done.move) == (9, 5)
-    assert deeper.depth == 9 and b.coords(deeper.move) == (7, 10)
-    # stopped inside depth 9 after (7, 10) beat the completed (9, 5): play the better move
-    cut = search.search(b.state, node_limit=20_000, threat_probes=False)
-    assert cut.depth == 8 and b.coords(cut.move) == (7, 10)
+    # (depths 6 and 7 since stop 16's standard tables; 8 and 9 before them)
+    done = search.search(b.state, max_depth=6, threat_probes=False)
+    deeper = search.search(b.state, max_depth=7, threat_probes=False)
+    assert done.depth == 6 and b.coords(done.move) == (9, 5)
+    assert deeper.depth == 7 and b.coords(deeper.move) == (7, 10)
+    # stopped inside depth 7 after (7, 10) beat the completed (9, 5): play the better move
+    cut = search.search(b.state, node_limit=7_000, threat_probes=False)
+    assert cut.depth == 6 and b.coords(cut.move) == (7, 10)
     # stopped before anything beat the first move: the last completed iteration's move
-    early = search.search(b.state, node_limit=15_000, threat_probes=False)
-    assert early.depth == 8 and b.coords(early.move) == (9, 5)
+    early = search.search(b.state, node_limit=4_500, threat_probes=False)
+    assert early.depth == 6 and b.coords(early.move) == (9, 5)
 
 
 # freestyle game 8 against PentaZen, white to move: depths 5-8 called (8, 5) a proven win
