@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -357,6 +358,9 @@ def test_tune_cli_scores_errors(tmp_path):
     assert r.exit_code != 0 and len(r.output.strip().splitlines()) == 1 and ":1:" in r.output
 
 
+#: the teacher-scored positions the shipped tables are fitted to
+DATA = Path(__file__).resolve().parent.parent / "tools" / "data"
+
 FREESTYLE_FILES = ("pentazen_freestyle_scores.txt.gz", "pentazen_freestyle_scores_games2.txt.gz",
                    "pentazen_freestyle_scores_lines.txt.gz")
 
@@ -371,11 +375,9 @@ STANDARD_FILES = ("pentazen_standard_scores.txt.gz", "pentazen_standard_scores_g
 ])
 def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, flags, positions):
     """The distilled tables in engine/evaluation.py are reproducible from the repository."""
-    import pathlib
-    data = pathlib.Path(__file__).resolve().parent.parent / "tools" / "data"
     args = ["tune", "--holdout", "0", *flags]
     for name in files:
-        args += ["--scores", str(data / name)]
+        args += ["--scores", str(DATA / name)]
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
     assert r.output.startswith("games: ") and f"positions: {positions} " in r.output
@@ -390,10 +392,8 @@ def test_the_standard_play_positions_alone_reproduce_the_tried_fit():
     """Fitted to tools/data/pentazen_standard_scores_pv.txt.gz alone (positions our search met
     in play, scored by PentaZen), the tables README reports as tried and dropped come out, at
     the scale they were tried at (the tables before's best K on that file)."""
-    import pathlib
-    data = pathlib.Path(__file__).resolve().parent.parent / "tools" / "data"
     r = CliRunner().invoke(main, ["tune", "--holdout", "0", "--scale", "1727", "--scores",
-                                  str(data / "pentazen_standard_scores_pv.txt.gz")])
+                                  str(DATA / "pentazen_standard_scores_pv.txt.gz")])
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
     assert lines[0] == "games: 700 used (train 700, holdout 0)"
