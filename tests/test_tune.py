@@ -400,3 +400,16 @@ def test_the_standard_play_positions_alone_reproduce_the_tried_fit():
     assert lines[1].startswith("positions: 13184 ")
     assert lines[3].startswith("fitted tables:  K=1727.0  MSE all 0.0685")
     assert "OWN_WEIGHTS = np.array([0, 16, 28, 21, 22, 96, 118, -75, 2926, 4000, 0], dtype=np.int32)" in lines
+
+
+def test_the_freestyle_play_positions_are_predicted_as_readme_says():
+    """tools/data/pentazen_freestyle_scores_pv.txt.gz (positions our search met in freestyle
+    play, scored by PentaZen) holds what README says, and a fit to it alone at the pinned
+    scale predicts its held-out games as README reports (the split is by game, seeded)."""
+    r = CliRunner().invoke(main, ["tune", "--holdout", "0.2", "--scale", "1727", "--scores",
+                                  str(DATA / "pentazen_freestyle_scores_pv.txt.gz")])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0] == "games: 700 used (train 560, holdout 140)"
+    assert lines[1].startswith("positions: 13572 (train 10809, holdout 2763)")
+    assert lines[3].startswith("fitted tables:  K=1727.0  MSE train 0.0701  holdout 0.0616")
