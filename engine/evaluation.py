@@ -82,32 +82,36 @@ STANDARD_PAIR_OPP = np.array([0, -13, -15, -13, 11, -23, 16, 25, 77, 98, 47, 87,
 #: freestyle's tables are distilled from a stronger engine instead of fitted to results:
 #: positions labelled with PentaZen's 200 ms search score turned into a win probability (how:
 #: the files' headers). Game results say little per position (every position of a game gets
-#: the same label); a teacher's score says what this position is worth. Three files in
-#: tools/data, 22000 positions: pentazen_freestyle_scores.txt.gz (6000, half from PentaZen's
+#: the same label); a teacher's score says what this position is worth. Four files in
+#: tools/data, 35572 positions: pentazen_freestyle_scores.txt.gz (6000, half from PentaZen's
 #: self-play, half from our games against it), ..._games2.txt.gz (8000 from 2220 later games,
-#: ours against PentaZen and self-play) and ..._lines.txt.gz (8000 game positions followed by
+#: ours against PentaZen and self-play), ..._lines.txt.gz (8000 game positions followed by
 #: 1-6 moves drawn from the 8 best of our move ordering: what a search line reaches, which is
 #: what the evaluation is asked about; the game positions alone predict those with MSE 0.098,
-#: fitted with them 0.087). `gomoku tune --holdout 0 --scores F1 --scores F2 --scores F3`
-#: gives these lines. Held out (--holdout 0.2): MSE 0.0727 with the pair tables, 0.0746 for
-#: class and pattern tables alone fitted to the same files, 0.0791 for class tables alone,
-#: 0.0833 for the earlier tables (classes only, fitted to the first file). Self-play at
-#: 0.3 s/move: with pairs against class and pattern tables 53-46-1, 54-41-5 and 53-46-1 (300
-#: games, 54.5 %, Elo +31); class and pattern tables against the earlier tables 55-45-0 and
-#: 113-84-3, together 168-129-3 (+45 +- 40 Elo, LOS 99 %); class tables alone fitted to the three files 53-46-1;
-#: pattern tables fitted to the game positions alone (no ..._lines file) 50-47-3 (100 games
-#: each). Fitted to the undecided positions alone
+#: fitted with them 0.087) and ..._pv.txt.gz (13572 from 700 of our freestyle games against
+#: PentaZen at 1 s/move: the position after 1-8 moves of the principal variation we reported
+#: at each of our moves, and half of the game positions, as standard's fourth file).
+#: `gomoku tune --holdout 0 --scores F1 --scores F2 --scores F3 --scores F4` gives these lines.
+#: On the play positions the tables fitted to the first three files were too sure (best K 1727
+#: there, 1215.5 on their own files); held out on all four (--holdout 0.2) both fits score
+#: MSE 0.0717. These, fitted to all four, against the three-file tables: 94-90-16 in self-play
+#: (200 games at 0.3 s/move), and against PentaZen at 1 s/move 118-162-20 over 300 games
+#: (42.7 %) where the three-file tables scored 103-176-21 over 300 (37.8 %). They prove fewer
+#: of PentaZen's announced wins at 500 k nodes (61 of 479 against 70) and miss the 23-ply
+#: attack of tests/test_search.py's LONG_ATTACK, which the three-file tables find.
+#: The three-file tables, with pairs, against class and pattern tables: 53-46-1, 54-41-5 and
+#: 53-46-1 in self-play (300 games, 54.5 %, Elo +31); class and pattern tables against the
+#: earlier class tables 168-129-3 (+45 +- 40 Elo). Fitted to the undecided positions alone
 #: (teacher's p strictly between 0 and 1, which predicts those best) 11-44: a four-three
 #: point that is not a win, all they see, came out as a liability.
 #: The first, class-only distillation (first file) had beaten the result-fitted common tables
 #: 72-27-1 in self-play and 35 % against 25 % against PentaZen at 50 ms a move (we at 1 s).
-FREESTYLE_OWN_WEIGHTS = np.array([0, 2, 5, 18, -18, 57, 88, 168, 2095, 4000, 0], dtype=np.int32)
-FREESTYLE_OPP_WEIGHTS = np.array([0, -1, -2, 10, -18, 41, 87, 58, 594, 279, 0], dtype=np.int32)
-FREESTYLE_PATTERN_OWN = np.array([0, 0, 0, 1, 11, 4, 24, 52, 98, 0, 0], dtype=np.int32)
-FREESTYLE_PATTERN_OPP = np.array([0, 0, -2, 1, 14, 14, 26, 39, 89, 282, 0], dtype=np.int32)
-FREESTYLE_PAIR_OWN = np.array([0, -10, -29, 3, 18, 49, -10, -3, 48, 87, 43, 66, 144, 238, 168, 36, 115, 453, 579, 2095, 0, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
-FREESTYLE_PAIR_OPP = np.array([0, -13, -25, -4, 2, 18, -14, 16, 16, 62, 31, 38, 93, 173, 58, 49, 159, 319, 384, 594, 410, 143, 421, 412, 582, 353, 220, -155], dtype=np.int32)
-
+FREESTYLE_OWN_WEIGHTS = np.array([0, 2, 10, 16, 0, 64, 96, 160, 2496, 4000, 0], dtype=np.int32)
+FREESTYLE_OPP_WEIGHTS = np.array([0, -2, 2, 5, -5, 45, 99, 56, 670, 292, 0], dtype=np.int32)
+FREESTYLE_PATTERN_OWN = np.array([0, 0, 3, 2, 17, 2, 36, 60, 106, 0, 0], dtype=np.int32)
+FREESTYLE_PATTERN_OPP = np.array([0, 0, 2, 2, 21, 15, 41, 46, 102, 293, 0], dtype=np.int32)
+FREESTYLE_PAIR_OWN = np.array([0, -10, -29, 7, 23, 51, -16, -12, 76, 84, 66, 62, 151, 257, 160, 61, 101, 451, 488, 2496, 0, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
+FREESTYLE_PAIR_OPP = np.array([0, -17, -31, -3, 15, 18, -13, -21, 38, 52, 48, 40, 91, 165, 56, 69, 154, 330, 404, 670, 532, 161, 436, 424, 633, 431, 252, -103], dtype=np.int32)
 
 class EvalTables(NamedTuple):
     """The weights of the evaluation: per class of an empty cell (int32[11], NONE..FIVE),

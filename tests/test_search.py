@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from gomoku.engine import threats
+from gomoku.engine import evaluation, threats
 from gomoku.engine.agent import EnginePlayer, level_limit, quick_move, think, time_budget
 from gomoku.engine.board import BLACK, WHITE, Board
 from gomoku.engine.limits import Limit
@@ -240,9 +240,27 @@ LONG_ATTACK = [(7, 6), (9, 6), (8, 5), (7, 5), (7, 9), (6, 7), (8, 7), (9, 8), (
                (9, 7), (10, 6), (7, 10), (7, 8), (6, 10), (5, 11), (9, 10), (8, 10), (8, 11),
                (11, 6)]
 
+#: freestyle's tables fitted to the first three score files (shipped in stops 14-17), under
+#: which the search proves LONG_ATTACK. The tables shipped since stop 18 (the four-file fit)
+#: do not: they block at (12, 6) and see no win through depth 19 (30 M nodes). Over PentaZen's
+#: first announced wins of 479 freestyle games, at 500 k nodes, they prove 61 against these
+#: 70 (17 only by these, 8 only by them); against PentaZen they score 42.7 % over 300 games
+#: at 1 s/move where these scored 37.8 %, so they are shipped and this known miss is kept
+#: here, with the tables it was measured under, as a test of the search itself.
+THREE_FILE_FREESTYLE = evaluation.EvalTables(*(np.array(t, dtype=np.int32) for t in (
+    [0, 2, 5, 18, -18, 57, 88, 168, 2095, 4000, 0],
+    [0, -1, -2, 10, -18, 41, 87, 58, 594, 279, 0],
+    [0, 0, 0, 1, 11, 4, 24, 52, 98, 0, 0],
+    [0, 0, -2, 1, 14, 14, 26, 39, 89, 282, 0],
+    [0, -10, -29, 3, 18, 49, -10, -3, 48, 87, 43, 66, 144, 238, 168, 36, 115, 453, 579, 2095,
+     0, 0, 0, 0, 0, 0, 0, 0],
+    [0, -13, -25, -4, 2, 18, -14, 16, 16, 62, 31, 38, 93, 173, 58, 49, 159, 319, 384, 594, 410,
+     143, 421, 412, 582, 353, 220, -155])))
 
-def test_the_search_finds_a_long_attack_under_a_node_limit():
+
+def test_the_search_finds_a_long_attack_under_a_node_limit(monkeypatch):
     from gomoku.engine import search
+    monkeypatch.setitem(evaluation.RULE_TABLES, int(Rule.FREESTYLE), THREE_FILE_FREESTYLE)
     b = Board.from_moves(15, LONG_ATTACK)
     found = search.search(b.state, node_limit=300_000, threat_probes=False)
     assert b.coords(found.move) == (8, 6) and found.score > search.WIN_MIN
