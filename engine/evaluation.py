@@ -95,8 +95,8 @@ STANDARD_PAIR_OPP = np.array([0, -13, -15, -13, 11, -23, 16, 25, 77, 98, 47, 87,
 #: On the play positions the tables fitted to the first three files were too sure (best K 1727
 #: there, 1215.5 on their own files); held out on all four (--holdout 0.2) both fits score
 #: MSE 0.0717. These, fitted to all four, against the three-file tables: 94-90-16 in self-play
-#: (200 games at 0.3 s/move), and against PentaZen at 1 s/move 118-162-20 over 300 games
-#: (42.7 %) where the three-file tables scored 103-176-21 over 300 (37.8 %). They prove fewer
+#: (200 games at 0.3 s/move), and against PentaZen at 1 s/move 166-206-28 over 400 games
+#: (45.0 %) where the three-file tables scored 103-176-21 over 300 (37.8 %). They prove fewer
 #: of PentaZen's announced wins at 500 k nodes (61 of 479 against 70) and miss the 23-ply
 #: attack of tests/test_search.py's LONG_ATTACK, which the three-file tables find.
 #: The three-file tables, with pairs, against class and pattern tables: 53-46-1, 54-41-5 and
