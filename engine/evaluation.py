@@ -113,6 +113,7 @@ FREESTYLE_PATTERN_OPP = np.array([0, 0, 2, 2, 21, 15, 41, 46, 102, 293, 0], dtyp
 FREESTYLE_PAIR_OWN = np.array([0, -10, -29, 7, 23, 51, -16, -12, 76, 84, 66, 62, 151, 257, 160, 61, 101, 451, 488, 2496, 0, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
 FREESTYLE_PAIR_OPP = np.array([0, -17, -31, -3, 15, 18, -13, -21, 38, 52, 48, 40, 91, 165, 56, 69, 154, 330, 404, 670, 532, 161, 436, 424, 633, 431, 252, -103], dtype=np.int32)
 
+
 class EvalTables(NamedTuple):
     """The weights of the evaluation: per class of an empty cell (int32[11], NONE..FIVE),
     per line pattern of an empty cell's direction (int32[11], DEAD..F5) and per pattern pair
