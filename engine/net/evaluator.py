@@ -1,0 +1,85 @@
+"""Running a policy-value net: an onnxruntime session behind one `evaluate(planes)` call.
+
+The search hands over whole batches (many leaves, often many games) so the per-call overhead
+of onnxruntime is paid once per batch. CUDA is used when onnxruntime offers it, the CPU
+otherwise; onnxruntime's own logging is turned down so nothing it says can reach a brain's
+stdout (the brain points fd 1 and 2 at its log anyway).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from .metadata import NetFormatError, NetInfo
+
+INPUT_NAME = "planes"
+OUTPUT_NAMES = ("policy", "value")
+
+
+def available_providers() -> list[str]:
+    import onnxruntime as ort
+    return list(ort.get_available_providers())
+
+
+def open_session(path: str | os.PathLike, threads: int = 1, providers: Optional[Sequence[str]] = None):
+    """An onnxruntime InferenceSession, or NetFormatError with one line when the file is unusable."""
+    import onnxruntime as ort
+    ort.set_default_logger_severity(3)
+    p = Path(path)
+    if not p.is_file():
+        raise NetFormatError(f"net file not found: {path}")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = max(1, int(threads))
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    if providers is None:
+        providers = [pr for pr in ("CUDAExecutionProvider",) if pr in available_providers()]
+        providers.append("CPUExecutionProvider")
+    try:
+        return ort.InferenceSession(str(p), sess_options=opts, providers=list(providers))
+    except Exception as exc:  # onnxruntime raises several unrelated types
+        text = str(exc).strip()
+        first = text.splitlines()[0] if text else type(exc).__name__
+        raise NetFormatError(f"{path}: not a usable ONNX model: {first[:200]}") from None
+
+
+class NetEvaluator:
+    """One loaded net: `info` says what it is, `evaluate` runs a batch.
+
+    A NetEvaluator belongs to the player (or self-play worker) that created it."""
+
+    def __init__(self, session, info: NetInfo, path: str):
+        self.session = session
+        self.info = info
+        self.path = path
+        self.evals = 0          # positions evaluated, for nps-like figures
+        self.calls = 0
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, threads: int = 1,
+             providers: Optional[Sequence[str]] = None) -> "NetEvaluator":
+        sess = open_session(path, threads, providers)
+        meta = dict(sess.get_modelmeta().custom_metadata_map)
+        info = NetInfo.from_metadata(meta, source=str(path))
+        inputs = [i.name for i in sess.get_inputs()]
+        outputs = [o.name for o in sess.get_outputs()]
+        if inputs != [INPUT_NAME] or sorted(outputs) != sorted(OUTPUT_NAMES):
+            raise NetFormatError(f"{path}: expects input 'planes' and outputs 'policy', 'value' "
+                                 f"(has {inputs} -> {outputs})")
+        return cls(sess, info, str(path))
+
+    @property
+    def provider(self) -> str:
+        return self.session.get_providers()[0]
+
+    def evaluate(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """planes: float32[B, C, H, W] -> (policy logits float32[B, H, W], value logits float32[B, P+1])."""
+        if planes.dtype != np.float32:
+            planes = planes.astype(np.float32)
+        policy, value = self.session.run(list(OUTPUT_NAMES), {INPUT_NAME: planes})
+        self.evals += planes.shape[0]
+        self.calls += 1
+        return policy, value

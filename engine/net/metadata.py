@@ -1,0 +1,135 @@
+"""What a net file claims to be, and the one-line refusals when it cannot serve a game.
+
+The keys and their meaning are docs/net-format.md. Refusing early matters: a net trained for
+four in a row, or with other input planes, still returns numbers on any board, and the search
+would play them without complaint.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .planes import FORMAT_VERSION, plane_names
+
+REQUIRED_KEYS = ("gomoku_format", "planes", "players", "win_length", "rules", "board_sizes",
+                 "value_head", "arch")
+VALUE_HEADS = ("outcome",)
+
+
+class NetFormatError(ValueError):
+    """A net file that cannot be used; the message is one line for a person."""
+
+
+def _parse_sizes(text: str) -> list[int]:
+    sizes: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            lo, hi = (int(v) for v in part.split("-", 1))
+            sizes.extend(range(lo, hi + 1))
+        else:
+            sizes.append(int(part))
+    if not sizes:
+        raise ValueError("no board size")
+    return sorted(set(sizes))
+
+
+def _format_sizes(sizes: list[int]) -> str:
+    s = sorted(set(sizes))
+    if len(s) > 2 and s == list(range(s[0], s[-1] + 1)):
+        return f"{s[0]}-{s[-1]}"
+    return ",".join(str(v) for v in s)
+
+
+@dataclass
+class NetInfo:
+    """The metadata of one net file, parsed."""
+    players: int
+    win_length: int
+    rules: list[str]
+    board_sizes: list[int]
+    arch: str
+    value_head: str = "outcome"
+    planes: list[str] = field(default_factory=list)
+    format: int = FORMAT_VERSION
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.planes:
+            self.planes = plane_names(self.players)
+
+    def to_metadata(self) -> dict[str, str]:
+        """The ONNX metadata_props the exporter writes."""
+        return {
+            "gomoku_format": str(self.format),
+            "planes": ",".join(self.planes),
+            "players": str(self.players),
+            "win_length": str(self.win_length),
+            "rules": ",".join(self.rules),
+            "board_sizes": _format_sizes(self.board_sizes),
+            "value_head": self.value_head,
+            "arch": self.arch,
+            "provenance": json.dumps(self.provenance, sort_keys=True),
+        }
+
+    @classmethod
+    def from_metadata(cls, meta: dict[str, str], source: str = "net") -> "NetInfo":
+        """Parse and check metadata; NetFormatError (one line, naming `source`) on anything off."""
+        missing = [k for k in REQUIRED_KEYS if k not in meta]
+        if missing:
+            raise NetFormatError(f"{source}: not a gomoku net (metadata lacks {', '.join(missing)}; "
+                                 "see docs/net-format.md)")
+        try:
+            fmt = int(meta["gomoku_format"])
+            players = int(meta["players"])
+            win = int(meta["win_length"])
+            sizes = _parse_sizes(meta["board_sizes"])
+        except ValueError as exc:
+            raise NetFormatError(f"{source}: unreadable metadata ({exc})") from None
+        if fmt != FORMAT_VERSION:
+            raise NetFormatError(f"{source}: net format {fmt}, this engine reads format {FORMAT_VERSION}")
+        if not 2 <= players <= 4:
+            raise NetFormatError(f"{source}: players={players}, expected 2..4")
+        planes = [p.strip() for p in meta["planes"].split(",")]
+        if planes != plane_names(players):
+            raise NetFormatError(f"{source}: input planes {','.join(planes)} differ from the engine's "
+                                 f"{','.join(plane_names(players))}")
+        if meta["value_head"] not in VALUE_HEADS:
+            raise NetFormatError(f"{source}: value head {meta['value_head']!r} unknown "
+                                 f"(known: {', '.join(VALUE_HEADS)})")
+        rules = [r.strip() for r in meta["rules"].split(",") if r.strip()]
+        try:
+            prov = json.loads(meta.get("provenance", "{}") or "{}")
+        except json.JSONDecodeError:
+            prov = {"text": meta.get("provenance", "")}
+        return cls(players=players, win_length=win, rules=rules, board_sizes=sizes, arch=meta["arch"],
+                   value_head=meta["value_head"], planes=planes, format=fmt,
+                   provenance=prov if isinstance(prov, dict) else {"text": str(prov)})
+
+    def check_game(self, width: int, height: int, rule_label: str, win_length: int = 5, players: int = 2,
+                   allow_any_size: bool = False, source: str = "net") -> None:
+        """Refuse (NetFormatError, one line) a game this net was not trained for."""
+        if players != self.players:
+            raise NetFormatError(f"{source}: a {self.players}-player net cannot play a {players}-player game")
+        if win_length != self.win_length:
+            raise NetFormatError(f"{source}: trained for {self.win_length} in a row, "
+                                 f"the game is {win_length} in a row")
+        if rule_label not in self.rules:
+            raise NetFormatError(f"{source}: trained for {', '.join(self.rules)}, not {rule_label}")
+        if not allow_any_size and (width not in self.board_sizes or height not in self.board_sizes):
+            raise NetFormatError(f"{source}: trained for boards {_format_sizes(self.board_sizes)}, "
+                                 f"not {width}x{height}")
+
+    def summary(self) -> str:
+        return (f"{self.arch}, {self.players} players, {self.win_length} in a row, rules "
+                f"{','.join(self.rules)}, boards {_format_sizes(self.board_sizes)}")
+
+
+def read_metadata(path: str) -> Optional[dict[str, str]]:
+    """The metadata_props of an ONNX file, read through onnxruntime (no onnx package needed)."""
+    from .evaluator import open_session
+    sess = open_session(path, threads=1)
+    return dict(sess.get_modelmeta().custom_metadata_map)
