@@ -88,8 +88,9 @@ _LIMIT_KEYS = {"time": float, "nodes": int, "depth": int, "playouts": int}
 _KIND_KEYS = {
     "random": {"seed", "name"},
     "classical": {"level", "depth", "nodes", "time", "name"},
-    "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed"},
-    "onnx": {"playouts", "c_puct", "time", "nodes", "name", "temperature", "batch", "seed"},
+    "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed", "select", "radius"},
+    "onnx": {"playouts", "c_puct", "time", "nodes", "name", "temperature", "batch", "seed", "select", "radius",
+             "threads", "fpu", "solver"},
 }
 
 
@@ -138,15 +139,21 @@ def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -
         opts[key] = value
     for key, value in opts.items():
         conv = {"seed": int, "level": int, "depth": int, "nodes": int, "playouts": int, "batch": int,
-                "time": float, "c_puct": float, "temperature": float}.get(key)
+                "time": float, "c_puct": float, "temperature": float, "radius": int, "threads": int,
+                "fpu": float}.get(key)
         if conv is None:
             continue
         try:
             num = conv(value)
         except ValueError:
             raise SpecError(f"player spec {text!r}: {key} must be a number, got {value!r}") from None
-        if key in ("time", "c_puct", "temperature") and num < 0 or key in ("depth", "nodes", "playouts", "batch") and num <= 0:
+        if key in ("time", "c_puct", "temperature", "radius", "fpu") and num < 0 \
+                or key in ("depth", "nodes", "playouts", "batch", "threads") and num <= 0 or key == "radius" and num > 5:
             raise SpecError(f"player spec {text!r}: {key}={value} is out of range")
+    if opts.get("select", "puct") not in ("puct", "ucb1", "plain"):
+        raise SpecError(f"player spec {text!r}: select must be puct, ucb1 or plain")
+    if opts.get("solver", "on") not in ("on", "off"):
+        raise SpecError(f"player spec {text!r}: solver must be on or off")
     return opts
 
 
@@ -227,15 +234,29 @@ def parse_spec(text: str) -> PlayerSpec:
     raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, FILE.onnx or brain:CMD")
 
 
-def check_onnx_file(path: str) -> None:
-    """Refuse a file that onnxruntime cannot load, with one line (no traceback)."""
+def _make_mcts_player(spec: PlayerSpec) -> Player:
+    """Rollout MCTS (`pure-mcts:N`) or a net with MCTS (`FILE.onnx`), both from engine.mcts."""
+    from gomoku.engine.mcts.player import MCTSPlayer
+    from gomoku.engine.mcts.search import MCTSConfig
+    o = spec.options
+    common: dict[str, Any] = {}
+    for key, conv in (("c_puct", float), ("select", str), ("radius", int), ("temperature", float),
+                      ("fpu", float), ("batch", int)):
+        if key in o:
+            common[key] = conv(o[key])
+    seed = int(o.get("seed", 0))
+    if spec.kind == "pure-mcts":
+        cfg = MCTSConfig.pure(int(o.get("playouts", 1000)), **common)
+        return MCTSPlayer(cfg, None, name=spec.name, seed=seed, use_solver=False)
+    from gomoku.engine.net.evaluator import NetEvaluator
+    from gomoku.engine.net.metadata import NetFormatError
     try:
-        import onnxruntime as ort
-        ort.set_default_logger_severity(4)
-        ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # onnxruntime raises several unrelated types
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise SpecError(f"not a usable ONNX model: {path}: {first[:200]}") from None
+        net = NetEvaluator.load(spec.arg or "", threads=int(o.get("threads", 1)))
+    except NetFormatError as exc:
+        raise SpecError(str(exc)) from None
+    cfg = MCTSConfig(playouts=int(o.get("playouts", 800)), **common)
+    return MCTSPlayer(cfg, net, name=spec.name, seed=seed, win_length=net.info.win_length,
+                      players=net.info.players, use_solver=o.get("solver", "on") == "on")
 
 
 def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout: float = 10.0,
@@ -257,11 +278,8 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
                             depth=int(o["depth"]) if "depth" in o else None,
                             nodes=int(o["nodes"]) if "nodes" in o else None,
                             name=spec.name)
-    if spec.kind == "pure-mcts":
-        raise SpecError(f"pure MCTS player not available yet: {spec.text}")
-    if spec.kind == "onnx":
-        check_onnx_file(spec.arg or "")
-        raise SpecError(f"neural (ONNX) player not available yet: {spec.text}")
+    if spec.kind in ("pure-mcts", "onnx"):
+        return _make_mcts_player(spec)
     if spec.kind == "brain":
         # protocol/ sits above engine/; import late so engine never needs it otherwise
         from gomoku.protocol.client import BrainClient

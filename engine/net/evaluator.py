@@ -24,20 +24,40 @@ def available_providers() -> list[str]:
     return list(ort.get_available_providers())
 
 
+def _gpu_present() -> bool:
+    """Is there an NVIDIA device to use? onnxruntime-gpu lists its CUDA provider on every
+    machine, and on one without a GPU each session first spends seconds failing to load the
+    CUDA libraries, so ask the system first."""
+    if os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1"):
+        return False
+    if os.name == "nt":
+        import ctypes.util
+        return ctypes.util.find_library("nvcuda") is not None
+    return os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0")
+
+
+def default_providers() -> list[str]:
+    """CUDA first where a GPU and onnxruntime's CUDA provider are both present, then the CPU."""
+    providers = []
+    if "CUDAExecutionProvider" in available_providers() and _gpu_present():
+        providers.append("CUDAExecutionProvider")
+    providers.append("CPUExecutionProvider")
+    return providers
+
+
 def open_session(path: str | os.PathLike, threads: int = 1, providers: Optional[Sequence[str]] = None):
     """An onnxruntime InferenceSession, or NetFormatError with one line when the file is unusable."""
     import onnxruntime as ort
-    ort.set_default_logger_severity(3)
+    ort.set_default_logger_severity(4 if os.environ.get("GOMOKU_ORT_LOG") is None else 2)
     p = Path(path)
     if not p.is_file():
         raise NetFormatError(f"net file not found: {path}")
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = max(1, int(threads))
     opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
+    opts.log_severity_level = 4 if os.environ.get("GOMOKU_ORT_LOG") is None else 2
     if providers is None:
-        providers = [pr for pr in ("CUDAExecutionProvider",) if pr in available_providers()]
-        providers.append("CPUExecutionProvider")
+        providers = default_providers()
     try:
         return ort.InferenceSession(str(p), sess_options=opts, providers=list(providers))
     except Exception as exc:  # onnxruntime raises several unrelated types

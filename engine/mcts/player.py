@@ -1,0 +1,123 @@
+"""MCTS as a Player: a net (or random rollouts) searching under the match's limits.
+
+Before the tree search, two-player five-in-a-row games ask the threat solver (the classical
+engine's VCF) what a tree of a few thousand playouts may miss: a forced win for the mover is
+played at once, and a move after which the opponent has a forced win is replaced by the next
+most visited move without one. Each player owns its tree, its solver tables and its net.
+"""
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+import numpy as np
+
+from ..limits import Limit, PlayResult
+from ..rules import Rule
+from .search import MCTS, MCTSConfig
+
+#: VCF nodes per probe: a few milliseconds, against a search of a second or more
+VCF_NODES = 20_000
+#: candidates checked for an opponent VCF before the search's choice stands anyway
+VETO_CANDIDATES = 4
+
+
+class MCTSPlayer:
+    """Neural MCTS (evaluator given) or pure rollout MCTS (evaluator None)."""
+
+    def __init__(self, config: MCTSConfig, evaluator=None, name: Optional[str] = None, seed: int = 0,
+                 win_length: int = 5, players: int = 2, use_solver: bool = True):
+        self.config = config
+        self.evaluator = evaluator
+        self.name = name or ("mcts" if evaluator is None else "net")
+        self.seed = seed
+        self.win_length = win_length
+        self.players = players
+        self.use_solver = use_solver
+        self._mcts: Optional[MCTS] = None
+        self._game: Optional[tuple[int, int, Rule]] = None
+        self._threat_table = None
+
+    def reseed(self, seed: int) -> None:
+        self.seed = seed
+        self._mcts = None
+
+    def new_game(self, width: int, height: int, rule: Rule) -> None:
+        self._game = (width, height, Rule(rule))
+        self._mcts = None
+
+    def _searcher(self, board) -> MCTS:
+        key = (board.width, board.height, Rule(board.rule))
+        if self._mcts is None or self._game != key:
+            self._game = key
+            self._mcts = MCTS(board.width, board.height, key[2], self.win_length, self.players, self.config,
+                              evaluator=self.evaluator, seed=self.seed)
+        return self._mcts
+
+    def play(self, board, limit: Limit) -> PlayResult:
+        from ..agent import time_budget
+        t0 = time.perf_counter()
+        budget = time_budget(limit)
+        playouts = limit.playouts or self.config.playouts
+        if limit.nodes:
+            playouts = min(playouts, limit.nodes)
+        solver = self.use_solver and self.players == 2 and self.win_length == 5
+        if solver:
+            win = self._vcf(board)
+            if win is not None:
+                return PlayResult(board.coords(win), {"score": "win", "proof": "vcf", "nodes": 0,
+                                                       "time": time.perf_counter() - t0})
+        mcts = self._searcher(board)
+        w = board.width
+        mcts.sync([y * w + x for x, y in board.moves])
+        deadline = None if budget is None else t0 + max(0.0, budget - (time.perf_counter() - t0))
+        if budget is not None and budget <= 0:
+            playouts = 1
+        res = mcts.search(playouts=playouts, deadline=deadline)
+        move = res.move
+        if solver and res.proven != 1:
+            move = self._avoid_vcf(board, res)
+        elapsed = time.perf_counter() - t0
+        info = {"playouts": res.playouts, "nodes": res.playouts, "visits": int(res.visits.sum()),
+                "score": "win" if res.proven == 1 else "loss" if res.proven == -1 else int(round(res.value * 100)),
+                "winrate": round((res.value + 1) / 2, 3), "time": elapsed,
+                "nps": int(res.playouts / elapsed) if elapsed > 0 else 0,
+                "pv": [(m % w, m // w) for m in res.pv], "evals": res.evals}
+        if move != res.move:
+            info["vetoed"] = (res.move % w, res.move // w)
+        return PlayResult((move % w, move // w), info)
+
+    # -- threat solver --------------------------------------------------------------------
+    def _table(self):
+        from ..threats import new_threat_table
+        if self._threat_table is None:
+            self._threat_table = new_threat_table(16)
+        return self._threat_table
+
+    def _vcf(self, board) -> Optional[int]:
+        """Flat cell of the first move of a VCF for the mover, if the solver finds one."""
+        from ..threats import solve
+        if board.move_count < 6:
+            return None
+        r = solve(board.copy().state, "vcf", node_limit=VCF_NODES, tt=self._table())
+        if not r.win or not r.pv:
+            return None
+        x, y = board.coords(r.pv[0])
+        return y * board.width + x
+
+    def _avoid_vcf(self, board, res) -> int:
+        """The most visited of the first few candidates after which the opponent has no VCF."""
+        order = np.argsort(-res.visits, kind="stable")[:VETO_CANDIDATES]
+        w = board.width
+        for cell in order:
+            if res.visits[cell] <= 0:
+                break
+            after = board.copy()
+            after.play(int(cell) % w, int(cell) // w)
+            if after.game_over or self._vcf(after) is None:
+                return int(cell)
+        return res.move
+
+    def close(self) -> None:
+        self._mcts = None
+        self._threat_table = None

@@ -1,0 +1,40 @@
+"""MCTS players through `gomoku match`, the real console script."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from netfiles import conv_net, uniform_net
+
+GOMOKU = Path(sys.executable).parent / "gomoku"
+
+
+def run_match(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(GOMOKU), "match", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_pure_mcts_3000_beats_pure_mcts_100_on_8x8(tmp_path):
+    js = tmp_path / "r.json"
+    p = run_match("pure-mcts:3000", "pure-mcts:100", "-n", "6", "--size", "8", "--json", str(js))
+    assert p.returncode == 0, p.stderr
+    assert "Score of pure-mcts-3000 vs pure-mcts-100: " in p.stdout
+    data = json.loads(js.read_text())
+    assert data["games"] == 6 and data["wins"] >= 4          # 30x the playouts
+
+
+def test_two_onnx_nets_play_a_match(tmp_path):
+    a = uniform_net(str(tmp_path / "flat.onnx"), sizes=(9,))
+    b = conv_net(str(tmp_path / "conv.onnx"), sizes=(9,), channels=(8, 8))
+    p = run_match(f"{a}:playouts=64", f"{b}:playouts=64,batch=8", "-n", "2", "--size", "9")
+    assert p.returncode == 0, p.stderr
+    assert "Score of flat vs conv: " in p.stdout and p.stdout.count("Finished game") == 2
+
+
+def test_a_net_without_metadata_is_refused_before_the_match(tmp_path):
+    bad = uniform_net(str(tmp_path / "bare.onnx"), meta_override={})
+    p = run_match(bad, "random", "-n", "2", "--size", "8")
+    assert p.returncode != 0
+    assert "not a gomoku net" in (p.stdout + p.stderr)
+    assert "Traceback" not in p.stderr

@@ -1,0 +1,172 @@
+"""The MCTS searcher on positions small enough to reason about by hand.
+
+Cells are flat (y * width + x). Black (seat 0) moves first."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gomoku.engine.mcts import tree as T
+from gomoku.engine.mcts.board import direction_steps, flat_to_padded, new_cells, wins_at
+from gomoku.engine.mcts.search import MCTS, MCTSConfig
+from gomoku.engine.net.evaluator import NetEvaluator
+from gomoku.engine.rules import Rule
+
+from netfiles import uniform_net
+
+
+def cell(x: int, y: int, w: int = 8) -> int:
+    return y * w + x
+
+
+@pytest.fixture(scope="module")
+def uniform8(tmp_path_factory):
+    path = tmp_path_factory.mktemp("nets") / "u8.onnx"
+    uniform_net(str(path), sizes=(8,))
+    return NetEvaluator.load(path)
+
+
+# black a1 b1 c1 d1 on the top row, white on the second row: black to move wins at e1
+BLACK_FOUR = [cell(0, 0), cell(0, 1), cell(1, 0), cell(1, 1), cell(2, 0), cell(2, 1), cell(3, 0), cell(5, 5)]
+# the same without white's last move: white to move must block at e1
+WHITE_MUST_BLOCK = BLACK_FOUR[:-1]
+
+
+@pytest.mark.parametrize("net", [False, True])
+def test_takes_the_immediate_win_and_proves_it(net, uniform8):
+    m = MCTS(8, 8, config=MCTSConfig(playouts=300) if net else MCTSConfig.pure(300),
+             evaluator=uniform8 if net else None, seed=1)
+    m.sync(BLACK_FOUR)
+    r = m.search()
+    assert r.move == cell(4, 0)
+    assert r.proven == 1 and r.playouts < 5      # decided at the root's expansion
+
+
+@pytest.mark.parametrize("net", [False, True])
+def test_makes_the_only_block(net, uniform8):
+    m = MCTS(8, 8, config=MCTSConfig(playouts=300) if net else MCTSConfig.pure(300),
+             evaluator=uniform8 if net else None, seed=1)
+    m.sync(WHITE_MUST_BLOCK)
+    r = m.search()
+    assert r.move == cell(4, 0)
+    assert np.count_nonzero(r.visits) == 1        # the block is the root's only child
+
+
+def test_two_threats_are_a_proven_loss():
+    # black b1 c1 d1 e1 with a1 and f1 both empty: white cannot block both ends
+    moves = [cell(1, 0), cell(1, 3), cell(2, 0), cell(2, 3), cell(3, 0), cell(3, 3), cell(4, 0)]
+    m = MCTS(8, 8, config=MCTSConfig.pure(200), seed=2)
+    m.sync(moves)
+    r = m.search()
+    assert r.proven == -1 and r.value == -1.0
+
+
+def test_a_forced_win_two_plies_deep_propagates_to_the_root():
+    # four in a row on 6x6: black c3 d3, all else open; black e3 makes an open three
+    # (b3 and f3 both win next), so the root is a proven win after a handful of playouts
+    w = 6
+    moves = [cell(2, 2, w), cell(0, 5, w), cell(3, 2, w), cell(5, 5, w)]
+    m = MCTS(w, w, win_length=4, config=MCTSConfig.pure(3000), seed=3)
+    m.sync(moves)
+    r = m.search()
+    assert r.proven == 1
+    assert r.move in (cell(1, 2, w), cell(4, 2, w))
+
+
+def test_tree_reuse_keeps_the_subtree_visits(uniform8):
+    m = MCTS(8, 8, config=MCTSConfig(playouts=400, batch=8), evaluator=uniform8, seed=4)
+    start = [cell(3, 3), cell(4, 4)]
+    m.sync(start)
+    r = m.search()
+    f = m.forest
+    root = int(f.root[0])
+    kids = range(int(f.first[root]), int(f.first[root]) + int(f.nchild[root]))
+    child = max(kids, key=lambda c: f.visits[c])
+    kept = int(f.visits[child])
+    move = int(f.flat[f.move[child]])
+    assert move == r.move and kept > 1
+    m.sync(start + [move])
+    assert int(f.visits[f.root[0]]) == kept
+    m.sync(start)                                   # a takeback returns to the old root
+    assert int(f.visits[f.root[0]]) == r.playouts
+
+
+def test_virtual_loss_and_pending_marks_leave_no_residue(uniform8):
+    m = MCTS(8, 8, config=MCTSConfig(playouts=500, batch=16), evaluator=uniform8, seed=5)
+    m.sync([cell(3, 3)])
+    m.search()
+    f = m.forest
+    used = slice(0, int(f.used[0]))
+    assert f.vloss[used].sum() == 0 and f.pending[used].sum() == 0
+    root = int(f.root[0])
+    first, n = int(f.first[root]), int(f.nchild[root])
+    assert f.visits[first:first + n].sum() == f.visits[root] - 1    # the root's own visit expanded it
+
+
+def test_compaction_keeps_the_root_subtree():
+    m = MCTS(8, 8, config=MCTSConfig.pure(2000), seed=6)
+    m.sync([cell(3, 3)])
+    m.search()
+    f = m.forest
+    root = int(f.root[0])
+    first, n = int(f.first[root]), int(f.nchild[root])
+    before = sorted(zip(f.move[first:first + n].tolist(), f.visits[first:first + n].tolist()))
+    total = int(f.visits[root])
+    T.compact(f, 0)
+    root = int(f.root[0])
+    first, n = int(f.first[root]), int(f.nchild[root])
+    assert root == 0 and int(f.visits[root]) == total
+    assert sorted(zip(f.move[first:first + n].tolist(), f.visits[first:first + n].tolist())) == before
+    assert all(int(f.parent[c]) == root for c in range(first, first + n))
+
+
+def test_selection_rules_and_bad_config():
+    for rule in ("puct", "ucb1", "plain"):
+        m = MCTS(8, 8, config=MCTSConfig.pure(200, select=rule), seed=7)
+        m.sync(WHITE_MUST_BLOCK)
+        assert m.search().move == cell(4, 0)
+    with pytest.raises(ValueError, match="selection rule"):
+        MCTS(8, 8, config=MCTSConfig.pure(10, select="best"))
+
+
+@pytest.mark.parametrize("rule,length,wins", [
+    (Rule.FREESTYLE, 5, True), (Rule.FREESTYLE, 6, True),
+    (Rule.STANDARD, 5, True), (Rule.STANDARD, 6, False),
+    (Rule.RENJU, 6, False),                                      # black overline
+    (Rule.CARO, 5, True),
+])
+def test_wins_at_follows_the_rule(rule, length, wins):
+    w = 9
+    cells = new_cells(w, w, 2)
+    pad = flat_to_padded(w, w)
+    for x in range(length):
+        cells[pad[cell(x, 4, w)]] = 1
+    assert wins_at(cells, direction_steps(w), pad[cell(0, 4, w)], 1, 5, int(rule), 2) == wins
+
+
+def test_caro_five_closed_at_both_ends_does_not_win():
+    w = 9
+    cells = new_cells(w, w, 2)
+    pad = flat_to_padded(w, w)
+    for x in range(1, 6):
+        cells[pad[cell(x, 4, w)]] = 1
+    cells[pad[cell(0, 4, w)]] = cells[pad[cell(6, 4, w)]] = 2
+    steps = direction_steps(w)
+    assert not wins_at(cells, steps, pad[cell(3, 4, w)], 1, 5, int(Rule.CARO), 2)
+    assert wins_at(cells, steps, pad[cell(3, 4, w)], 1, 5, int(Rule.FREESTYLE), 2)
+
+
+def test_renju_black_is_never_offered_a_foul():
+    # black double-four at the centre of 15x15 is a foul: MCTS must not list it as a child
+    from gomoku.engine.board import Board
+    w = 15
+    b = Board(w, rule=Rule.RENJU)
+    for (x, y), (wx, wy) in zip([(4, 7), (5, 7), (6, 7), (7, 4), (7, 5), (7, 6)],
+                                [(0, 0), (0, 2), (0, 4), (14, 0), (14, 2), (14, 4)]):
+        b.play(x, y)
+        b.play(wx, wy)
+    assert b.is_forbidden(7, 7)
+    m = MCTS(w, w, rule=Rule.RENJU, config=MCTSConfig.pure(50), seed=8)
+    m.sync([y * w + x for x, y in b.moves])
+    r = m.search()
+    assert r.visits[cell(7, 7, w)] == 0
