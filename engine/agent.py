@@ -236,3 +236,36 @@ class EnginePlayer:
     def close(self) -> None:
         from . import search
         search.release_ctx(self._tables)
+
+
+class NetThinker:
+    """The brain's searcher with a net: net + MCTS on the games the net was trained for, the
+    classical search on every other board size, rule or win length.
+
+    Called like `think` (board, limit, stop) by the Piskvork session; the MCTS player inside
+    keeps its tree from move to move (and across TAKEBACK), as the classical search keeps its TT."""
+
+    def __init__(self, net_path: str, threads: int = 1, playouts: int = 1_000_000):
+        from .mcts.player import MCTSPlayer
+        from .mcts.search import MCTSConfig
+        from .net.evaluator import NetEvaluator
+        self.net = NetEvaluator.load(net_path, threads=threads)
+        self.player = MCTSPlayer(MCTSConfig(playouts=playouts), self.net, name="net")
+
+    def covers(self, board: Board) -> bool:
+        from .net.metadata import NetFormatError
+        try:
+            self.net.info.check_game(board.width, board.height, board.rule.label)
+        except NetFormatError:
+            return False
+        return True
+
+    def searcher(self, board: Board) -> str:
+        return f"net {self.net.info.arch} + MCTS" if self.covers(board) else "classical"
+
+    def __call__(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
+        if not self.covers(board):
+            return think(board, limit, stop)
+        if limit.turn_time is not None and limit.turn_time <= 0:
+            return PlayResult(quick_move(board), {"depth": 0, "nodes": 1})
+        return self.player.play(board, limit, stop=stop)

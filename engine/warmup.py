@@ -20,6 +20,7 @@ EXTRA_HOOKS = [
     ("gomoku.engine.search", "warm_up"),
     ("gomoku.engine.threats", "warm_up"),
     ("gomoku.engine.dfpn", "warm_up"),
+    ("gomoku.engine.mcts.search", "warm_up"),
 ]
 
 

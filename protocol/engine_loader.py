@@ -15,6 +15,7 @@ it needs from numba's cache on first use (a search of 0.3 s still reaches depth 
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 import traceback
@@ -24,7 +25,7 @@ from typing import Any, Iterator, Optional
 class EngineLoader:
     """Holds the engine modules once loaded: `board_mod` (Board, IllegalMove) and `think`."""
 
-    def __init__(self, warmup: bool = True) -> None:
+    def __init__(self, warmup: bool = True, net: Optional[str] = None) -> None:
         self.board_ready = threading.Event()   # Board usable (forbidden checks for fallbacks)
         self.ready = threading.Event()         # think() usable (the warm-up may still run)
         self.warmed = threading.Event()        # warm-up done: nothing left to load
@@ -37,6 +38,9 @@ class EngineLoader:
         self.quick_move: Any = None
         self.Limit: Any = None
         self._warmup = warmup
+        # a policy-value net for MCTS (`--net FILE` / GOMOKU_NET); the classical search otherwise
+        self.net_path = net if net is not None else (os.environ.get("GOMOKU_NET") or None)
+        self.searcher: Any = None              # says which searcher plays a board (ABOUT, MESSAGE)
         self._thread: Optional[threading.Thread] = None
         self.lock = threading.Lock()           # one think() at a time (warm-up included)
         self._want = 0                         # moves waiting for or holding `lock`
@@ -67,6 +71,13 @@ class EngineLoader:
             self.board_ready.set()
             from gomoku.engine import agent
             self.think = agent.think
+            if self.net_path:
+                try:
+                    thinker = agent.NetThinker(self.net_path)
+                    self.think, self.searcher = thinker, thinker.searcher
+                    print(f"net loaded: {self.net_path} ({thinker.net.info.summary()})")
+                except Exception as exc:  # noqa: BLE001 - a bad net must not cost the classical engine
+                    print(f"net not used ({exc}); playing with the classical engine")
             self.quick_move = getattr(agent, "quick_move", None)
             self.load_seconds = time.monotonic() - t0
             print(f"engine ready after {self.load_seconds:.2f} s")

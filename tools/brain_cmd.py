@@ -12,9 +12,20 @@ import click
               help="Append a session log here (stdout/stderr of libraries land there too).")
 @click.option("--turn-ms", type=click.IntRange(0, None), default=None,
               help="Per-move budget when the manager sends no time INFO (default 5000).")
-def brain(log_path: Optional[str], turn_ms: Optional[int]) -> None:
+@click.option("--net", "net_path", type=click.Path(dir_okay=False), default=None,
+              help="Play with this ONNX policy-value net + MCTS on the boards and rules it was trained "
+                   "for (the classical engine elsewhere). Also GOMOKU_NET=FILE.")
+def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[str]) -> None:
     """Run the Piskvork/Gomocup protocol brain on stdin/stdout (for managers and GUIs)."""
     from gomoku.protocol.brain import run
+    if net_path is not None:
+        from gomoku.engine.net.evaluator import NetEvaluator
+        from gomoku.engine.net.metadata import NetFormatError
+        try:
+            NetEvaluator.load(net_path)
+        except NetFormatError as exc:
+            raise click.UsageError(str(exc)) from None
+        os.environ["GOMOKU_NET"] = net_path
     if turn_ms is not None:
         os.environ["GOMOKU_TURN_MS"] = str(turn_ms)
     run(log_path=log_path or os.environ.get("GOMOKU_BRAIN_LOG") or None)

@@ -54,7 +54,8 @@ class MCTSPlayer:
                               evaluator=self.evaluator, seed=self.seed)
         return self._mcts
 
-    def play(self, board, limit: Limit) -> PlayResult:
+    def play(self, board, limit: Limit, stop=None) -> PlayResult:
+        """stop: an Event that ends the search early (the brain's YXSTOP / STOP)."""
         from ..agent import time_budget
         t0 = time.perf_counter()
         budget = time_budget(limit)
@@ -73,12 +74,12 @@ class MCTSPlayer:
         deadline = None if budget is None else t0 + max(0.0, budget - (time.perf_counter() - t0))
         if budget is not None and budget <= 0:
             playouts = 1
-        res = mcts.search(playouts=playouts, deadline=deadline)
+        res = mcts.search(playouts=playouts, deadline=deadline, stop=stop)
         move = res.move
         if solver and res.proven != 1:
             move = self._avoid_vcf(board, res)
         elapsed = time.perf_counter() - t0
-        info = {"playouts": res.playouts, "nodes": res.playouts, "visits": int(res.visits.sum()),
+        info = {"depth": len(res.pv), "playouts": res.playouts, "nodes": res.playouts, "visits": int(res.visits.sum()),
                 "score": "win" if res.proven == 1 else "loss" if res.proven == -1 else int(round(res.value * 100)),
                 "winrate": round((res.value + 1) / 2, 3), "time": elapsed,
                 "nps": int(res.playouts / elapsed) if elapsed > 0 else 0,

@@ -253,3 +253,28 @@ class MCTS:
                 break
             pv.append(int(f.flat[f.move[node]]))
         return pv
+
+
+def warm_up() -> None:
+    """Compile (or load) the tree search's jitted code for the argument types play and
+    self-play use: rollouts for two and three players, a renju expansion, one net batch (with
+    zero logits standing in for a net's output), compaction, and the trainer's plane encoder."""
+    from ..net.planes import encode_game
+    for players, rule in ((2, Rule.FREESTYLE), (2, Rule.RENJU), (3, Rule.FREESTYLE)):
+        m = MCTS(9, 9, rule, 5, players, MCTSConfig.pure(64), seed=0)
+        m.sync([40, 41])
+        m.search()
+        T.compact(m.forest, 0)
+        m.sync([40, 41, m.search().move])
+    m = MCTS(9, 9, Rule.FREESTYLE, 5, 2, MCTSConfig(playouts=8, batch=4), seed=0)
+    m.sync([40])
+    f = m.forest
+    planes = np.zeros((4, 6, 9, 9), np.float32)
+    tree_ids, depth, paths = np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros((4, T.MAX_DEPTH), np.int64)
+    count, _, _ = T.collect_batch(f, np.zeros(1, np.int64), 4, m.params, planes, tree_ids, depth, paths, 4,
+                                  m.scratch)
+    T.apply_batch(f, m.params, count, tree_ids, depth, paths, np.zeros((4, 9, 9), np.float32),
+                  np.zeros((4, 3), np.float32), m.scratch)
+    T.advance_root(f, 0, np.int64(m.to_padded[41]))
+    T.retreat_root(f, 0)
+    encode_game(np.array([40, 41], np.int64), 9, 9, 2)
