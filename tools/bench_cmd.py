@@ -70,10 +70,21 @@ def signature(node_counts: list[int]) -> str:
               help="Also measure the board core (random playouts).")
 @click.option("--core-seconds", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
               help="Seconds per board size for the core figure.")
-def bench(depth: int, with_core: bool, core_seconds: float) -> None:
+@click.option("--mcts/--no-mcts", "with_mcts", default=True, show_default=True,
+              help="Also measure MCTS: rollout playouts/s, and net playouts/s and evals/s with --net.")
+@click.option("--net", "nets", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="ONNX net(s) to measure with MCTS (repeatable).")
+@click.option("--playouts", type=click.IntRange(100, None), default=20000, show_default=True,
+              help="Rollout playouts per MCTS position (net searches use a tenth, at least 200).")
+@click.option("--threads", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="onnxruntime threads for --net.")
+@click.option("--batch", type=click.IntRange(1, 512), default=32, show_default=True,
+              help="Leaves per net call in the net searches.")
+def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, nets: tuple[str, ...],
+          playouts: int, threads: int, batch: int) -> None:
     """Search fixed positions (several rules and sizes) to a fixed depth; print nodes, time,
-    nodes/s and a signature of the node counts. Last line: `bench: nodes=.. time_ms=.. nps=..
-    signature=..`."""
+    nodes/s and a signature of the node counts; then MCTS playouts/s. Last line: `bench:
+    nodes=.. time_ms=.. nps=.. signature=..`."""
     from gomoku.engine import search
     from gomoku.engine.board import Board
     from gomoku.engine.rules import parse_rule
@@ -100,6 +111,13 @@ def bench(depth: int, with_core: bool, core_seconds: float) -> None:
         score = _score(res.score)
         click.echo(f"position {k:2d} {rule_name:9s} {w}x{h}: depth {res.depth:2d} move {mv} score {score} "
                    f"nodes {res.nodes:,} time {dt * 1000:.0f} ms nps {res.nodes / max(dt, 1e-9):,.0f}")
+    if with_mcts or nets:
+        from gomoku.engine.net.metadata import NetFormatError
+        from gomoku.tools.bench_mcts import run as run_mcts
+        try:
+            run_mcts(playouts, nets, threads, batch, say=click.echo)
+        except NetFormatError as exc:
+            raise click.UsageError(str(exc)) from None
     sig = signature(counts)
     nps = int(total_nodes / max(total_time, 1e-9))
     click.echo(f"bench: nodes={total_nodes} time_ms={int(total_time * 1000)} nps={nps} signature={sig}")

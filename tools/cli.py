@@ -16,6 +16,7 @@ _COMMANDS = {
     "brain": ("gomoku.tools.brain_cmd", "brain", "Run the Piskvork protocol brain on stdin/stdout."),
     "warmup": ("gomoku.tools.warmup_cmd", "warmup", "Compile and cache the numba core (run once after install)."),
     "tune": ("gomoku.tools.tune_cmd", "tune", "Fit the evaluation weights to game results."),
+    "info": ("gomoku.tools.info_cmd", "info", "Show what an ONNX net file is (metadata, inputs, outputs)."),
 }
 
 

@@ -1,0 +1,37 @@
+"""`gomoku info FILE.onnx`: what a net file says it is, checked the way the engine checks it."""
+from __future__ import annotations
+
+import json
+
+import click
+
+
+@click.command(name="info")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the metadata as one JSON object.")
+def info(path: str, as_json: bool) -> None:
+    """Print an ONNX net's metadata (format, planes, players, win length, rules, board sizes,
+    value head, architecture, provenance) and its inputs and outputs; exit 1 with one line if
+    the engine would refuse the file."""
+    from gomoku.engine.net.evaluator import NetEvaluator
+    from gomoku.engine.net.metadata import NetFormatError
+    try:
+        net = NetEvaluator.load(path)
+    except NetFormatError as exc:
+        raise click.ClickException(str(exc)) from None
+    meta = net.info.to_metadata()
+    if as_json:
+        click.echo(json.dumps({**meta, "provenance": net.info.provenance}, sort_keys=True))
+        return
+    click.echo(f"{path}: {net.info.summary()}")
+    for key, value in meta.items():
+        if key != "provenance":
+            click.echo(f"  {key:13s} {value}")
+    for key, value in sorted(net.info.provenance.items()):
+        click.echo(f"  provenance.{key}: {value}")
+    sess = net.session
+    for i in sess.get_inputs():
+        click.echo(f"  input  {i.name} {i.type} {i.shape}")
+    for o in sess.get_outputs():
+        click.echo(f"  output {o.name} {o.type} {o.shape}")
+    click.echo(f"  provider      {net.provider}")
