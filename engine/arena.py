@@ -58,6 +58,7 @@ class GameSettings:
     draw_after: Optional[int] = None     # stones on the board (opening included) -> draw
     start_timeout: float = 10.0          # s for a brain to answer ABOUT / START
     brain_info: tuple[tuple[str, str], ...] = ()   # extra `INFO key value` lines for brains
+    win_length: int = 5                  # stones in a row that win (4: MCTS players only)
 
     @property
     def board_height(self) -> int:
@@ -218,6 +219,21 @@ def play_game(black: Player, white: Player, settings: GameSettings, opening: Ope
         times.append(elapsed)
         if foul:
             return finish(WHITE, "foul", f"White wins, black played the forbidden point {x},{y}")
+        if settings.win_length != 5 and _makes_row(board, x, y, settings.win_length):
+            return finish(side, "five", f"{name} wins by {settings.win_length} in a row")
+
+
+def _makes_row(board: Any, x: int, y: int, k: int) -> bool:
+    """Does the stone just played at x,y complete k in a row under the board's rule? The
+    board core judges five in a row itself; other lengths are judged here, once per move."""
+    from gomoku.engine.mcts.board import direction_steps, flat_to_padded, new_cells, wins_at
+    w, h = board.width, board.height
+    cells = new_cells(w, h, 2)
+    pad = flat_to_padded(w, h)
+    for i, (mx, my) in enumerate(board.moves):
+        cells[pad[my * w + mx]] = 1 + i % 2
+    colour = int(cells[pad[y * w + x]])
+    return bool(wins_at(cells, direction_steps(w), pad[y * w + x], colour, k, int(board.rule), 2))
 
 
 # ----------------------------------------------------------------------------- matches
@@ -364,7 +380,7 @@ class _PlayerPool:
             spec = self.specs[key]
             assert spec is not None
             p = make_player(spec, tolerance=self.game.tolerance, start_timeout=self.game.start_timeout,
-                            info=self.game.brain_info)
+                            info=self.game.brain_info, win_length=self.game.win_length)
             self.players[key] = p
             if spec.kind != "brain":
                 _warm_up(p, self.game)
@@ -560,7 +576,8 @@ def probe_player(spec: PlayerLike, game: GameSettings) -> str:
     name the player reports (ABOUT name for brains)."""
     if not isinstance(spec, (str, PlayerSpec)):
         return spec.name
-    p = make_player(spec, tolerance=game.tolerance, start_timeout=game.start_timeout, info=game.brain_info)
+    p = make_player(spec, tolerance=game.tolerance, start_timeout=game.start_timeout, info=game.brain_info,
+                    win_length=game.win_length)
     try:
         p.new_game(game.width, game.board_height, Rule(game.rule))
         about = getattr(p, "about", None) or {}

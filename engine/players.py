@@ -234,7 +234,7 @@ def parse_spec(text: str) -> PlayerSpec:
     raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, FILE.onnx or brain:CMD")
 
 
-def _make_mcts_player(spec: PlayerSpec) -> Player:
+def _make_mcts_player(spec: PlayerSpec, win_length: int = 5) -> Player:
     """Rollout MCTS (`pure-mcts:N`) or a net with MCTS (`FILE.onnx`), both from engine.mcts."""
     from gomoku.engine.mcts.player import MCTSPlayer
     from gomoku.engine.mcts.search import MCTSConfig
@@ -247,24 +247,28 @@ def _make_mcts_player(spec: PlayerSpec) -> Player:
     seed = int(o.get("seed", 0))
     if spec.kind == "pure-mcts":
         cfg = MCTSConfig.pure(int(o.get("playouts", 1000)), **common)
-        return MCTSPlayer(cfg, None, name=spec.name, seed=seed, use_solver=False)
+        return MCTSPlayer(cfg, None, name=spec.name, seed=seed, win_length=win_length, use_solver=False)
     from gomoku.engine.net.evaluator import NetEvaluator
     from gomoku.engine.net.metadata import NetFormatError
     try:
         net = NetEvaluator.load(spec.arg or "", threads=int(o.get("threads", 1)))
     except NetFormatError as exc:
         raise SpecError(str(exc)) from None
+    if net.info.win_length != win_length:
+        raise SpecError(f"{spec.arg}: trained for {net.info.win_length} in a row, the game is {win_length} in a row")
     cfg = MCTSConfig(playouts=int(o.get("playouts", 800)), **common)
     return MCTSPlayer(cfg, net, name=spec.name, seed=seed, win_length=net.info.win_length,
                       players=net.info.players, use_solver=o.get("solver", "on") == "on")
 
 
 def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout: float = 10.0,
-                info: tuple[tuple[str, str], ...] = ()) -> Player:
+                info: tuple[tuple[str, str], ...] = (), win_length: int = 5) -> Player:
     """Create the player a spec describes. Raises SpecError for kinds not available yet and
     PlayerStartError when an external brain cannot be started."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
+    if win_length != 5 and spec.kind in ("classical", "brain"):
+        raise SpecError(f"{spec.name} plays five in a row only; use pure-mcts:N or a net for {win_length} in a row")
     if spec.kind == "random":
         seed = int(spec.options["seed"]) if "seed" in spec.options else None
         return RandomPlayer(seed, name=spec.name)
@@ -279,7 +283,7 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
                             nodes=int(o["nodes"]) if "nodes" in o else None,
                             name=spec.name)
     if spec.kind in ("pure-mcts", "onnx"):
-        return _make_mcts_player(spec)
+        return _make_mcts_player(spec, win_length)
     if spec.kind == "brain":
         # protocol/ sits above engine/; import late so engine never needs it otherwise
         from gomoku.protocol.client import BrainClient

@@ -38,3 +38,16 @@ def test_a_net_without_metadata_is_refused_before_the_match(tmp_path):
     assert p.returncode != 0
     assert "not a gomoku net" in (p.stdout + p.stderr)
     assert "Traceback" not in p.stderr
+
+
+def test_four_in_a_row_matches_are_judged_by_four_and_refuse_the_classical_engine(tmp_path):
+    js = tmp_path / "r.json"
+    p = run_match("pure-mcts:400", "random", "--win", "4", "--size", "6", "-n", "4", "-o", "none",
+                  "--json", str(js))
+    assert p.returncode == 0, p.stderr
+    data = json.loads(js.read_text())
+    assert data["wins"] >= 3
+    assert all(r["reason"] in ("five", "full") for r in data["results"])
+    assert any("4 in a row" in r["detail"] for r in data["results"])
+    p = run_match("classical", "pure-mcts:100", "--win", "4", "--size", "6", "-n", "2")
+    assert p.returncode != 0 and "plays five in a row only" in p.stderr

@@ -148,6 +148,8 @@ class _View:
 @click.option("--nodes", type=click.IntRange(1), default=None, help="Node limit per move.")
 @click.option("--depth", type=click.IntRange(1), default=None, help="Depth limit per move.")
 @click.option("--playouts", type=click.IntRange(1), default=None, help="Playouts per move (MCTS players).")
+@click.option("--win", "win_length", type=click.IntRange(4, 5), default=5, show_default=True,
+              help="Stones in a row that win; 4 only between MCTS players, nets and random.")
 @click.option("--tolerance", type=click.FloatRange(0), default=1.0, show_default=True,
               help="Seconds allowed over a time limit before a time forfeit.")
 @click.option("--start-timeout", type=click.FloatRange(0, min_open=True), default=10.0, show_default=True,
@@ -180,6 +182,7 @@ class _View:
 @click.option("--progress/--no-progress", default=None, help="Live view (default: when stdout is a terminal).")
 def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time: Optional[float],
           match_time: Optional[float], nodes: Optional[int], depth: Optional[int], playouts: Optional[int],
+          win_length: int,
           tolerance: float, start_timeout: float, openings: str, openings_format: str, random_order: bool,
           concurrency: int, draw_after: Optional[int], seed: Optional[int], sprt_text: Optional[str],
           sgf: Optional[Path], psq_dir: Optional[Path], json_path: Optional[Path], max_memory: int,
@@ -238,7 +241,8 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
     game = GameSettings(width=width, height=height, rule=rule_v, turn_time=turn_time, match_time=match_time,
                         nodes=nodes, depth=depth, playouts=playouts, tolerance=tolerance,
                         draw_after=draw_after, start_timeout=start_timeout,
-                        max_memory=max_memory * 1024 * 1024 if max_memory else None, brain_info=tuple(infos))
+                        max_memory=max_memory * 1024 * 1024 if max_memory else None, brain_info=tuple(infos),
+                        win_length=win_length)
     settings = MatchSettings(game=game, games=games, openings=tuple(ops), random_order=random_order,
                              seed=seed, concurrency=concurrency, sprt=sprt)
 
