@@ -257,9 +257,10 @@ def test_bad_specs_are_one_line_errors(spec, msg):
     assert msg in str(err.value) and "\n" not in str(err.value)
 
 
-def test_not_available_yet(tmp_path):
-    with pytest.raises(SpecError, match="not available yet"):
-        make_player("pure-mcts:100")
+def test_mcts_specs_make_players_and_refuse_bad_nets(tmp_path):
+    assert make_player("pure-mcts:100").name == "pure-mcts-100"
+    with pytest.raises(SpecError, match="radius=9 is out of range"):
+        make_player("pure-mcts:100,radius=9")
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"not a model")
     with pytest.raises(SpecError, match="not a usable ONNX model"):
