@@ -7,6 +7,7 @@ most visited move without one. Each player owns its tree, its solver tables and 
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Optional
 
@@ -18,6 +19,8 @@ from .search import MCTS, MCTSConfig
 
 #: VCF nodes per probe: a few milliseconds, against a search of a second or more
 VCF_NODES = 20_000
+#: share of the protocol's max_memory the tree may take
+TREE_SHARE = 0.25
 #: candidates checked for an opponent VCF before the search's choice stands anyway
 VETO_CANDIDATES = 4
 
@@ -46,11 +49,17 @@ class MCTSPlayer:
         self._game = (width, height, Rule(rule))
         self._mcts = None
 
-    def _searcher(self, board) -> MCTS:
+    def _searcher(self, board, max_memory: Optional[int]) -> MCTS:
         key = (board.width, board.height, Rule(board.rule))
         if self._mcts is None or self._game != key:
             self._game = key
-            self._mcts = MCTS(board.width, board.height, key[2], self.win_length, self.players, self.config,
+            config = self.config
+            if max_memory and max_memory > 0:
+                # the tree gets a share of the process budget: numba, onnxruntime and the net
+                # itself take about 150 MB of a brain's 350 MB
+                config = dataclasses.replace(config, tree_bytes=int(min(config.tree_bytes,
+                                                                         max(8 << 20, max_memory * TREE_SHARE))))
+            self._mcts = MCTS(board.width, board.height, key[2], self.win_length, self.players, config,
                               evaluator=self.evaluator, seed=self.seed)
         return self._mcts
 
@@ -68,7 +77,7 @@ class MCTSPlayer:
             if win is not None:
                 return PlayResult(board.coords(win), {"score": "win", "proof": "vcf", "nodes": 0,
                                                        "time": time.perf_counter() - t0})
-        mcts = self._searcher(board)
+        mcts = self._searcher(board, limit.max_memory)
         w = board.width
         mcts.sync([y * w + x for x, y in board.moves])
         deadline = None if budget is None else t0 + max(0.0, budget - (time.perf_counter() - t0))
