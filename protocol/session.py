@@ -392,9 +392,12 @@ def _info_message(info: dict[str, Any]) -> list[str]:
     depth = info.get("depth")
     if not depth or not info.get("nodes"):
         return []                       # instant or forced move: nothing worth telling
-    parts = [f"depth {depth}"]
+    parts = [str(info["searcher"])] if info.get("searcher") else []
+    parts.append(f"depth {depth}")
     if "score" in info:
         parts.append(f"eval {info['score']}")
+    if "winrate" in info:
+        parts.append(f"winrate {info['winrate']}")
     if "nodes" in info:
         parts.append(f"nodes {info['nodes']}")
     if "time" in info:

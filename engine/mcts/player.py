@@ -41,6 +41,11 @@ class MCTSPlayer:
         self._game: Optional[tuple[int, int, Rule]] = None
         self._threat_table = None
 
+    @property
+    def searcher(self) -> str:
+        """What plays, for people: 'net b6c64 + MCTS' or 'rollout MCTS'."""
+        return f"net {self.evaluator.info.arch} + MCTS" if self.evaluator is not None else "rollout MCTS"
+
     def reseed(self, seed: int) -> None:
         self.seed = seed
         self._mcts = None
@@ -88,7 +93,7 @@ class MCTSPlayer:
         if solver and res.proven != 1:
             move = self._avoid_vcf(board, res)
         elapsed = time.perf_counter() - t0
-        info = {"depth": len(res.pv), "playouts": res.playouts, "nodes": res.playouts, "visits": int(res.visits.sum()),
+        info = {"searcher": self.searcher, "depth": len(res.pv), "playouts": res.playouts, "nodes": res.playouts, "visits": int(res.visits.sum()),
                 "score": "win" if res.proven == 1 else "loss" if res.proven == -1 else int(round(res.value * 100)),
                 "winrate": round((res.value + 1) / 2, 3), "time": elapsed,
                 "nps": int(res.playouts / elapsed) if elapsed > 0 else 0,

@@ -1,0 +1,58 @@
+"""The brain with a net (`gomoku brain --net FILE`) over a pipe: net + MCTS on the boards the net
+was trained for, the classical engine on others; a bad net is refused before the protocol starts."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_protocol_util import Brain
+
+from netfiles import conv_net, uniform_net
+
+GOMOKU = str(Path(sys.executable).parent / "gomoku")
+
+
+@pytest.fixture(scope="module")
+def net8(tmp_path_factory) -> str:
+    return conv_net(str(tmp_path_factory.mktemp("nets") / "c8.onnx"), sizes=(8,), channels=(16, 16))
+
+
+def test_brain_with_a_net_plays_legal_searched_moves_and_says_so(net8, tmp_path):
+    log = tmp_path / "brain.log"
+    with Brain(turn_ms=500, args=[GOMOKU, "brain", "--net", net8, "--log", str(log)]) as b:
+        b.send("START 8")
+        assert b.line() == "OK"
+        b.send("INFO timeout_turn 500")
+        played = set()
+        for x, y in [(3, 3), (4, 4), (2, 5), (6, 1)]:
+            b.send(f"TURN {x},{y}")
+            played.add((x, y))
+            reply = b.line()
+            while reply.startswith("MESSAGE"):
+                reply = b.line()
+            mv = tuple(int(v) for v in reply.split(","))
+            assert mv not in played and all(0 <= v < 8 for v in mv)
+            played.add(mv)
+        b.end()
+    text = log.read_text()
+    assert "net loaded" in text and "cnn16-16" in text
+    assert "by engine" in text                        # at least one move came from the search
+
+
+def test_brain_with_a_net_uses_the_classical_engine_where_the_net_has_no_claim(net8, tmp_path):
+    log = tmp_path / "brain.log"
+    with Brain(turn_ms=300, args=[GOMOKU, "brain", "--net", net8, "--log", str(log)]) as b:
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.send("BEGIN")
+        b.move()
+        b.end()
+
+
+def test_a_bad_net_is_refused_before_the_protocol_starts(tmp_path):
+    bare = uniform_net(str(tmp_path / "bare.onnx"), meta_override={})
+    p = subprocess.run([GOMOKU, "brain", "--net", bare], input="", capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "not a gomoku net" in p.stderr and p.stdout == ""
