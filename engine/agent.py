@@ -15,13 +15,13 @@ from typing import Hashable, Optional
 import numpy as np
 from numba import njit
 
-from .board import BLACK, Board
-from .core import BoardState
-from .limits import UNLIMITED_MS, Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
-from .rules import Rule
-from .threats import drop_stale_cache
+from gomoku.engine.game.board import BLACK, Board
+from gomoku.engine.game.core import BoardState
+from gomoku.engine.limits import UNLIMITED_MS, Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
+from gomoku.engine.game.rules import Rule
+from gomoku.engine.numba_cache import drop_stale_cache
 
-drop_stale_cache(__file__, ("core.py", "patterns.py"))
+drop_stale_cache(__file__, ("game.core", "game.patterns"))
 
 # weight of the opponent's pattern score when choosing a static move: blocking his
 # shapes is worth a little less than building our own of the same size
@@ -108,13 +108,13 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     if budget is not None and budget <= 0:
         move = quick_move(board)
         return PlayResult(move, {"depth": 0, "nodes": 1, "time": time.perf_counter() - t0})
-    from . import search  # imported late: keeps `import agent` (and the brain's start) light
+    from gomoku.engine.search import alphabeta  # imported late: keeps `import agent` (and the brain's start) light
 
     work = board.copy()
     # a search under a node or depth limit depends on its position alone; a timed one keeps
     # the TT of `owner`'s previous search, as PentaZen and Rapfi keep theirs
     timed = limit.nodes is None and limit.depth is None
-    res = search.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, time_limit=budget,
+    res = alphabeta.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, time_limit=budget,
                          stop=stop, tt_bytes=_table_bytes(limit.max_memory), clear=not timed,
                          owner=owner)
     if res.move < 0:
@@ -170,7 +170,7 @@ def _table_bytes(max_memory: Optional[int]) -> int:
     same table (and so the same nodes and move) in every process."""
     size = 32 << 20
     if max_memory and max_memory > 0:
-        from .timeman import table_memory_bytes
+        from gomoku.engine.timeman import table_memory_bytes
         cap = table_memory_bytes(max_memory, 160 << 20) // 2
         while size > (1 << 20) and size > cap:
             size >>= 1
@@ -178,7 +178,7 @@ def _table_bytes(max_memory: Optional[int]) -> int:
 
 
 def _score_text(score: int):
-    from .search import WIN, WIN_MIN
+    from gomoku.engine.search.alphabeta import WIN, WIN_MIN
     if score > WIN_MIN:
         return "win"
     if score < -WIN_MIN:
@@ -234,8 +234,8 @@ class EnginePlayer:
         return think(board, limit, owner=self._tables)
 
     def close(self) -> None:
-        from . import search
-        search.release_ctx(self._tables)
+        from gomoku.engine.search import alphabeta
+        alphabeta.release_ctx(self._tables)
 
 
 class NetThinker:

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Protocol, runtime_checkable
 
-from .rules import Rule
+from gomoku.engine.game.rules import Rule
 
 if TYPE_CHECKING:  # the board pulls in numba; the vocabulary must stay light
-    from .board import Board
+    from gomoku.engine.game.board import Board
 
 UNLIMITED_MS = 2147483647
 

@@ -12,14 +12,14 @@ import importlib
 import time
 from typing import Callable, Iterator, Optional
 
-from .rules import Rule
+from gomoku.engine.game.rules import Rule
 
 # extra warm-up hooks registered by other engine modules (search, threats, mcts ...):
 # module path -> function name; each is called with no arguments.
 EXTRA_HOOKS = [
-    ("gomoku.engine.search", "warm_up"),
-    ("gomoku.engine.threats", "warm_up"),
-    ("gomoku.engine.dfpn", "warm_up"),
+    ("gomoku.engine.search.alphabeta", "warm_up"),
+    ("gomoku.engine.search.threats", "warm_up"),
+    ("gomoku.engine.search.dfpn", "warm_up"),
     ("gomoku.engine.mcts.search", "warm_up"),
 ]
 
@@ -33,13 +33,42 @@ def warm_up(progress: Optional[Callable[[str], None]] = None) -> float:
     return time.perf_counter() - t0
 
 
+def warm_steps() -> Iterator[str]:
+    """Load (or compile) every numba function, one step per `next`: the warm-up over all
+    rules, then two short searches through the agent, so no later move pays a cache load or
+    a compile. The brain runs these between moves."""
+    import threading
+
+    from gomoku.engine import agent
+    from gomoku.engine.game.board import Board
+    from gomoku.engine.limits import Limit
+    yield from warm_up_steps()
+    b = Board(15)
+    for m in ((7, 7), (8, 8), (8, 7)):
+        b.play(*m)
+    stop = threading.Event()
+    agent.think(b, Limit(turn_time=0), stop)
+    yield "think"
+    agent.think(b, Limit(turn_time=0.05, depth=2), stop)
+    yield "short search"
+
+
+def warm_all() -> None:
+    """Every warm-up step at once, then mark the cache warm. This is what the brain's compile
+    child runs when it finds the cache cold (see numba_cache)."""
+    from gomoku.engine.numba_cache import mark_warm
+    for _ in warm_steps():
+        pass
+    mark_warm()
+
+
 def warm_up_steps() -> Iterator[str]:
     """The warm-up one piece at a time (a rule's board core, a module's hook), yielding the
     label of what was just done: the brain runs the steps between moves, so a move asked for
     during the warm-up waits for one step only."""
-    from .agent import quick_move, think
-    from .board import Board
-    from .limits import Limit
+    from gomoku.engine.agent import quick_move, think
+    from gomoku.engine.game.board import Board
+    from gomoku.engine.limits import Limit
 
     for rule in Rule:
         b = Board(15, rule=rule)
@@ -55,7 +84,7 @@ def warm_up_steps() -> Iterator[str]:
         Board(6, rule=rule).play(2, 2)
         yield f"board core ({rule.label})"
     import numpy as np
-    from . import core
+    from gomoku.engine.game import core
     core.random_playouts(Board(9).state, np.int64(1), np.int64(0))
     yield "playouts"
     for module, name in EXTRA_HOOKS:

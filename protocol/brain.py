@@ -60,7 +60,7 @@ def _quit(out: ProtocolOutput) -> None:
     search still running must not delay the exit)."""
     out.close()
     try:
-        from gomoku.protocol import numba_cache
+        from gomoku.engine import numba_cache
         numba_cache.kill_child()
     except Exception:  # noqa: BLE001
         pass

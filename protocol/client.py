@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from gomoku.engine.limits import UNLIMITED_MS, Limit, PlayResult
-from gomoku.engine.players import PlayerCrashed, PlayerStartError, PlayerTimeout
-from gomoku.engine.rules import Rule, rule_to_piskvork
+from gomoku.engine.match.players import PlayerCrashed, PlayerStartError, PlayerTimeout
+from gomoku.engine.game.rules import Rule, rule_to_piskvork
 
 _MOVE_RE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
 _ABOUT_RE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')

@@ -55,12 +55,12 @@ class EngineLoader:
     def _load(self) -> None:
         t0 = time.monotonic()
         try:
-            from gomoku.protocol import numba_cache
+            from gomoku.engine import numba_cache
             if self._warmup and not numba_cache.cache_is_warm():
                 print("numba cache looks cold: compiling in a child process")
                 ok = numba_cache.compile_in_child()
                 print(f"child compile {'done' if ok else 'FAILED'} after {time.monotonic() - t0:.1f} s")
-            from gomoku.engine import board as board_mod
+            from gomoku.engine.game import board as board_mod
             from gomoku.engine.limits import Limit
             self.Board = board_mod.Board
             self.IllegalMove = board_mod.IllegalMove
@@ -108,8 +108,8 @@ class EngineLoader:
         """Drop what the search learnt (its TT, kept from one move to the next); nothing to do
         before the engine is loaded. A search running now keeps its tables to the end."""
         if self.ready.is_set():
-            from gomoku.engine import search
-            search.release_ctx(None)
+            from gomoku.engine.search import alphabeta
+            alphabeta.release_ctx(None)
 
     def acquire(self, timeout: float) -> bool:
         """Take the engine for a move (False after `timeout` seconds): the warm-up steps aside
@@ -142,31 +142,6 @@ class EngineLoader:
 
 
 def warm_steps() -> Iterator[str]:
-    """Load (or compile) every numba function, one step per `next`: the engine's own warm-up
-    over all rules, then one short search, so no later move pays a cache load or a compile."""
-    from gomoku.engine import agent
-    from gomoku.engine.board import Board
-    from gomoku.engine.limits import Limit
-    try:
-        from gomoku.engine import warmup
-    except ImportError:
-        pass
-    else:
-        yield from warmup.warm_up_steps()
-    b = Board(15)
-    for m in ((7, 7), (8, 8), (8, 7)):
-        b.play(*m)
-    stop = threading.Event()
-    agent.think(b, Limit(turn_time=0), stop)
-    yield "think"
-    agent.think(b, Limit(turn_time=0.05, depth=2), stop)
-    yield "short search"
-
-
-def warm_all() -> None:
-    """Every warm-up step at once. Also run in a child process when the cache is cold (see
-    protocol.numba_cache)."""
-    for _ in warm_steps():
-        pass
-    from gomoku.protocol.numba_cache import mark_warm
-    mark_warm()
+    """The engine's warm-up, one step per `next` (see gomoku.engine.warmup.warm_steps)."""
+    from gomoku.engine.warmup import warm_steps as engine_steps
+    yield from engine_steps()

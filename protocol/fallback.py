@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.rules import Rule
 from gomoku.protocol.position import BLACK, EMPTY, WHITE, Position
 
 _DIRS = ((1, 0), (0, 1), (1, 1), (1, -1))

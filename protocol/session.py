@@ -12,7 +12,7 @@ import time
 from typing import Any, Callable, Optional
 
 from gomoku.engine import timeman
-from gomoku.engine.rules import Rule, rule_from_piskvork
+from gomoku.engine.game.rules import Rule, rule_from_piskvork
 from gomoku.engine.timeman import TimeInfo
 from gomoku.protocol import swap2
 from gomoku.protocol.commands import (Command, ascii_text, format_move, parse_coord, parse_field,

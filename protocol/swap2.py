@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Optional
 
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.rules import Rule
 from gomoku.protocol.commands import format_move
 from gomoku.protocol.fallback import cheap_move
 from gomoku.protocol.position import Position

@@ -1,8 +1,8 @@
 """The first engine's forced choices, checked on positions small enough to read."""
 from gomoku.engine.agent import quick_move, think
-from gomoku.engine.board import BLACK, Board
+from gomoku.engine.game.board import BLACK, Board
 from gomoku.engine.limits import Limit
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.rules import Rule
 
 
 def test_takes_the_win():

@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gomoku.engine import core
-from gomoku.engine.board import Board
-from gomoku.engine.core import BoardState
-from gomoku.engine.rules import Rule
+from gomoku.engine.game import core
+from gomoku.engine.game.board import Board
+from gomoku.engine.game.core import BoardState
+from gomoku.engine.game.rules import Rule
 
 
 def snapshot(b: Board) -> dict:

@@ -1,8 +1,8 @@
 """Rule positions small enough to check by hand, one group per rule."""
 import pytest
 
-from gomoku.engine.board import BLACK, WHITE, Board, IllegalMove
-from gomoku.engine.rules import Rule, parse_rule, rule_from_piskvork
+from gomoku.engine.game.board import BLACK, WHITE, Board, IllegalMove
+from gomoku.engine.game.rules import Rule, parse_rule, rule_from_piskvork
 
 DIRS = [(1, 0), (0, 1), (1, 1), (1, -1)]
 
@@ -244,7 +244,7 @@ def test_renju_false_three_whose_completions_are_fouls():
 def test_recursive_forbidden_check_has_one_signature():
     # numba issue 6061: a literal-int call would add a second signature that can segfault
     # when loaded back from the cache.
-    from gomoku.engine import core
+    from gomoku.engine.game import core
     b = Board(15, rule=Rule.RENJU)
     stones(b, [(5, 7), (6, 7), (7, 5), (7, 6)], [(0, 0), (2, 0), (4, 0), (14, 14)])
     import numpy as np

@@ -37,6 +37,6 @@ def test_the_engine_refuses_its_folder_name_from_the_repository_root():
     assert out.stderr.strip().splitlines()[-1] == (
         "ImportError: import gomoku.engine, not engine: this folder installs as gomoku.engine "
         "(pip install -e .), and a second name would corrupt its numba caches")
-    ok = subprocess.run([sys.executable, "-c", "import gomoku.engine.rules"], cwd=root,
+    ok = subprocess.run([sys.executable, "-c", "import gomoku.engine.game.rules"], cwd=root,
                         capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0, ok.stderr

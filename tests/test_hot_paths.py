@@ -10,11 +10,12 @@ import tempfile
 
 import pytest
 
-from gomoku.engine import core, dfpn, search, threats
+from gomoku.engine.game import core
+from gomoku.engine.search import dfpn, alphabeta, threats
 
 HOT = [core.make_move, core.undo_move, core.is_forbidden_at, threats.vcf, threats.vct, threats._vct, dfpn._mid,
-       dfpn.dfpn, dfpn.proof_line, search.pvs, search.root_search, search.root_moves,
-       search.refutes_vcf]
+       dfpn.dfpn, dfpn.proof_line, alphabeta.pvs, alphabeta.root_search, alphabeta.root_moves,
+       alphabeta.refutes_vcf]
 
 
 @pytest.mark.parametrize("fn", HOT, ids=lambda f: f"{f.py_func.__module__}.{f.__name__}")
@@ -24,13 +25,13 @@ def test_hot_function_runs_without_refcounting(fn) -> None:
 
 _LEAK_CHECK = """
 from numba.core.runtime import rtsys
-from gomoku.engine import search
-from gomoku.engine.board import Board
-from gomoku.engine.rules import parse_rule
+from gomoku.engine.search import alphabeta
+from gomoku.engine.game.board import Board
+from gomoku.engine.game.rules import parse_rule
 b = Board.from_moves(15, [(7, 7), (7, 6), (8, 8), (6, 6), (9, 6), (8, 7)], rule=parse_rule("renju"))
-search.search(b.state, max_depth=3)
+alphabeta.search(b.state, max_depth=3)
 s0 = rtsys.get_allocation_stats()
-search.search(b.state, max_depth=8)
+alphabeta.search(b.state, max_depth=8)
 s1 = rtsys.get_allocation_stats()
 print(s1.alloc - s0.alloc, (s1.alloc - s1.free) - (s0.alloc - s0.free))
 """
@@ -50,10 +51,10 @@ def test_a_search_over_the_hot_paths_allocates_nothing() -> None:
 
 
 _SEARCH_FIRST = """
-from gomoku.engine import search
-from gomoku.engine.board import Board
+from gomoku.engine.search import alphabeta
+from gomoku.engine.game.board import Board
 b = Board.from_moves(15, [(7, 7), (7, 6), (8, 8)])
-print(search.search(b.state, max_depth=2).move)
+print(alphabeta.search(b.state, max_depth=2).move)
 """
 
 

@@ -5,13 +5,13 @@ import time
 
 import pytest
 
-from gomoku.engine.arena import (BLACK, WHITE, GameSettings, Match, MatchSettings, SprtSettings, play_game,
+from gomoku.engine.match.arena import (BLACK, WHITE, GameSettings, Match, MatchSettings, SprtSettings, play_game,
                                  schedule)
-from gomoku.engine.board import Board
+from gomoku.engine.game.board import Board
 from gomoku.engine.limits import Limit, PlayResult
-from gomoku.engine.openings import builtin_openings
-from gomoku.engine.players import PlayerCrashed, RandomPlayer, SpecError, make_player, parse_spec
-from gomoku.engine.rules import Rule
+from gomoku.engine.match.openings import builtin_openings
+from gomoku.engine.match.players import PlayerCrashed, RandomPlayer, SpecError, make_player, parse_spec
+from gomoku.engine.game.rules import Rule
 
 
 class Scripted:

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from gomoku.engine.arena import BLACK, WHITE, GameSettings, Match, MatchSettings, play_game, probe_player
-from gomoku.engine.board import Board
+from gomoku.engine.match.arena import BLACK, WHITE, GameSettings, Match, MatchSettings, play_game, probe_player
+from gomoku.engine.game.board import Board
 from gomoku.engine.limits import Limit
-from gomoku.engine.openings import builtin_openings
-from gomoku.engine.players import PlayerCrashed, PlayerStartError, PlayerTimeout, RandomPlayer, make_player
-from gomoku.engine.rules import Rule
+from gomoku.engine.match.openings import builtin_openings
+from gomoku.engine.match.players import PlayerCrashed, PlayerStartError, PlayerTimeout, RandomPlayer
+from gomoku.protocol.players import make_player
+from gomoku.engine.game.rules import Rule
 from gomoku.protocol.client import BrainClient
 
 FIXTURE = Path(__file__).parent / "fixtures" / "pbrain_fixture.py"
@@ -24,7 +25,7 @@ def brain(mode: str = "random", *args: str) -> str:
     return " ".join([sys.executable, str(FIXTURE), mode, *args])
 
 
-S = GameSettings(15, turn_time=2.0, tolerance=0.5, start_timeout=10)
+S = GameSettings(15, turn_time=2.0, tolerance=0.5, start_timeout=10, factory=make_player)
 
 
 def test_client_plays_and_closes():
@@ -192,7 +193,7 @@ def test_our_pbrain_gomoku_over_the_protocol():
         import gomoku.protocol.brain  # noqa: F401
     except ImportError:
         pytest.skip("gomoku.protocol.brain (pbrain-gomoku) is not written yet")
-    settings = MatchSettings(GameSettings(15, turn_time=0.5, tolerance=1.0, start_timeout=20), games=2,
+    settings = MatchSettings(GameSettings(15, turn_time=0.5, tolerance=1.0, start_timeout=20, factory=make_player), games=2,
                              openings=tuple(builtin_openings(15)), seed=4)
     summary = Match(f"brain:{exe}", "random", settings).run()
     assert len(summary.results) == 2

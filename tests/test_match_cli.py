@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gomoku.engine.records import load_psq, load_sgf_all
+from gomoku.engine.game.records import load_psq, load_sgf_all
 from gomoku.tools.cli import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "pbrain_fixture.py"
@@ -87,8 +87,8 @@ def test_concurrency_and_opening_files(tmp_path):
 
 
 def test_default_openings_are_the_balanced_set_on_15x15():
-    from gomoku.engine.openings import balanced_openings, builtin_openings
-    from gomoku.engine.rules import Rule
+    from gomoku.engine.match.openings import balanced_openings, builtin_openings
+    from gomoku.engine.game.rules import Rule
     r = CliRunner().invoke(main, ["match", "random", "random", "-n", "2", "--rule", "standard", "--json", "-"])
     assert r.exit_code == 0, r.output
     first = tuple(tuple(m) for m in json.loads(r.stdout)["results"][0]["opening"])

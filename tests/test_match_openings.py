@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from gomoku.engine.board import Board
-from gomoku.engine.openings import (RENJU_26, OpeningError, balanced_openings, builtin_openings, check_opening,
+from gomoku.engine.game.board import Board
+from gomoku.engine.match.openings import (RENJU_26, OpeningError, balanced_openings, builtin_openings, check_opening,
                                     check_openings, default_openings, load_openings, parse_line, parse_offset,
                                     parse_pos, to_pos_string)
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.rules import Rule
 
 
 def test_pos_form():

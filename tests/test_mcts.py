@@ -10,7 +10,7 @@ from gomoku.engine.mcts import tree as T
 from gomoku.engine.mcts.board import direction_steps, flat_to_padded, new_cells, wins_at
 from gomoku.engine.mcts.search import MCTS, MCTSConfig
 from gomoku.engine.net.evaluator import NetEvaluator
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.rules import Rule
 
 from netfiles import uniform_net
 
@@ -158,7 +158,7 @@ def test_caro_five_closed_at_both_ends_does_not_win():
 
 def test_renju_black_is_never_offered_a_foul():
     # black double-four at the centre of 15x15 is a foul: MCTS must not list it as a child
-    from gomoku.engine.board import Board
+    from gomoku.engine.game.board import Board
     w = 15
     b = Board(w, rule=Rule.RENJU)
     for (x, y), (wx, wy) in zip([(4, 7), (5, 7), (6, 7), (7, 4), (7, 5), (7, 6)],

@@ -10,9 +10,9 @@ import pexpect
 import pytest
 from rich.console import Console
 
-from gomoku.engine.board import Board
-from gomoku.engine.records import GameRecord, load, save
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.board import Board
+from gomoku.engine.game.records import GameRecord, load, save
+from gomoku.engine.game.rules import Rule
 from gomoku.tools import render
 
 GOMOKU = str(Path(sys.executable).parent / "gomoku")

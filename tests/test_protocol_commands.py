@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.rules import Rule
 from gomoku.protocol.commands import (LineSplitter, ascii_text, parse_coord, parse_field, parse_info,
                                       parse_int, parse_line, parse_size)
 from gomoku.protocol.fallback import cheap_move
@@ -152,7 +152,7 @@ def test_fallback_avoids_renju_fouls_without_the_engine():
 def test_maybe_foul_agrees_with_board_when_board_says_foul(moves):
     """Conservative: every foul the numba Board sees is also flagged here."""
     pytest.importorskip("numba")
-    from gomoku.engine.board import Board
+    from gomoku.engine.game.board import Board
     from gomoku.protocol.fallback import maybe_renju_foul
     pos = Position.empty(9)
     b = Board(9, rule=Rule.RENJU)

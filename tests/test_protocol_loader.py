@@ -23,7 +23,7 @@ def test_ready_before_the_warm_up_ends_and_a_move_goes_before_the_next_step(monk
         yield "three"
 
     monkeypatch.setattr(engine_loader, "warm_steps", steps)
-    monkeypatch.setattr("gomoku.protocol.numba_cache.cache_is_warm", lambda *a, **k: True)
+    monkeypatch.setattr("gomoku.engine.numba_cache.cache_is_warm", lambda *a, **k: True)
     loader = EngineLoader(warmup=True).start()
     assert loader.wait(60)                       # usable ...
     assert in_second.wait(30)
@@ -49,7 +49,7 @@ def test_mark_warm_makes_a_cache_with_older_indexes_count_as_warm(tmp_path, monk
     goes on using: after a warm-up the brain's check must agree with numba."""
     import os
 
-    from gomoku.protocol import numba_cache
+    from gomoku.engine import numba_cache
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     src = tmp_path / "engine"
     (src / "__pycache__").mkdir(parents=True)

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gomoku.engine import records
-from gomoku.engine.records import (GameRecord, from_sgf_string, load, load_psq, load_sgf, load_sgf_all,
+from gomoku.engine.game import records
+from gomoku.engine.game.records import (GameRecord, from_sgf_string, load, load_psq, load_sgf, load_sgf_all,
                                    parse_psq, save, save_psq, save_sgf, to_sgf_string, append_sgf)
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.rules import Rule
 
 # A Gomocup-style record as Piskvork writes it in a tournament: CRLF line ends, 1-based x,y,ms,
 # then the two brain names and Piskvork's end code. Black (first mover) makes five in a column

@@ -7,11 +7,11 @@ import time
 import numpy as np
 import pytest
 
-from gomoku.engine import evaluation, threats
+from gomoku.engine.search import evaluation, threats
 from gomoku.engine.agent import EnginePlayer, level_limit, quick_move, think, time_budget
-from gomoku.engine.board import BLACK, WHITE, Board
+from gomoku.engine.game.board import BLACK, WHITE, Board
 from gomoku.engine.limits import Limit
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.rules import Rule
 
 from test_threats import LONG_VCF, assert_vcf_line, position
 
@@ -176,7 +176,7 @@ def test_own_five_beats_blocking_the_opponents_five():
     # From a real game (c-gomoku-cli vs PentaZen): both sides have a five-point; the search
     # used to block (11,4) instead of winning at (7,10).
     from gomoku.engine.agent import think
-    from gomoku.engine.board import Board
+    from gomoku.engine.game.board import Board
     from gomoku.engine.limits import Limit
     moves = [(10, 6), (7, 8), (7, 6), (6, 5), (9, 7), (8, 6), (10, 7), (8, 7), (8, 5), (9, 5), (9, 6),
              (11, 8), (10, 4), (10, 3), (10, 8), (10, 5), (9, 9), (11, 5), (6, 3), (7, 4), (8, 9),
@@ -197,19 +197,19 @@ PARTIAL_ITER = [(6, 9), (6, 8), (7, 8), (8, 7), (5, 9), (7, 9), (8, 10), (8, 5),
 
 
 def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     b = Board.from_moves(15, PARTIAL_ITER, rule=Rule.STANDARD)
     # the iteration logic alone (no root probes, which can narrow the root moves)
     # (depths 6 and 7 since stop 16's standard tables; 8 and 9 before them)
-    done = search.search(b.state, max_depth=6, threat_probes=False)
-    deeper = search.search(b.state, max_depth=7, threat_probes=False)
+    done = alphabeta.search(b.state, max_depth=6, threat_probes=False)
+    deeper = alphabeta.search(b.state, max_depth=7, threat_probes=False)
     assert done.depth == 6 and b.coords(done.move) == (9, 5)
     assert deeper.depth == 7 and b.coords(deeper.move) == (7, 10)
     # stopped inside depth 7 after (7, 10) beat the completed (9, 5): play the better move
-    cut = search.search(b.state, node_limit=7_000, threat_probes=False)
+    cut = alphabeta.search(b.state, node_limit=7_000, threat_probes=False)
     assert cut.depth == 6 and b.coords(cut.move) == (7, 10)
     # stopped before anything beat the first move: the last completed iteration's move
-    early = search.search(b.state, node_limit=4_500, threat_probes=False)
+    early = alphabeta.search(b.state, node_limit=4_500, threat_probes=False)
     assert early.depth == 6 and b.coords(early.move) == (9, 5)
 
 
@@ -220,13 +220,13 @@ FALSE_WIN = [(5, 6), (10, 5), (8, 8), (7, 8), (7, 7), (6, 6), (8, 7), (6, 7), (6
 
 
 def test_width_pruning_does_not_invent_a_proven_win():
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     b = Board.from_moves(15, FALSE_WIN, rule=Rule.FREESTYLE)
-    res = search.search(b.state, max_depth=6)
-    assert abs(res.score) < search.WIN_MIN
+    res = alphabeta.search(b.state, max_depth=6)
+    assert abs(res.score) < alphabeta.WIN_MIN
     b.play(8, 5)
-    reply = search.search(b.state, max_depth=6)
-    assert b.coords(reply.move) == (9, 5) and abs(reply.score) < search.WIN_MIN
+    reply = alphabeta.search(b.state, max_depth=6)
+    assert b.coords(reply.move) == (9, 5) and abs(reply.score) < alphabeta.WIN_MIN
 
 
 # freestyle, from our games against PentaZen at 1 s/move: white to move wins by (8, 6), a
@@ -259,11 +259,11 @@ THREE_FILE_FREESTYLE = evaluation.EvalTables(*(np.array(t, dtype=np.int32) for t
 
 
 def test_the_search_finds_a_long_attack_under_a_node_limit(monkeypatch):
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     monkeypatch.setitem(evaluation.RULE_TABLES, int(Rule.FREESTYLE), THREE_FILE_FREESTYLE)
     b = Board.from_moves(15, LONG_ATTACK)
-    found = search.search(b.state, node_limit=300_000, threat_probes=False)
-    assert b.coords(found.move) == (8, 6) and found.score > search.WIN_MIN
+    found = alphabeta.search(b.state, node_limit=300_000, threat_probes=False)
+    assert b.coords(found.move) == (8, 6) and found.score > alphabeta.WIN_MIN
 
 
 # standard game 1 against PentaZen (1 s/move), black to move: (9, 9) was played and lost to
@@ -272,11 +272,11 @@ VCT_BLUNDER = [(10, 6), (7, 6), (9, 7), (8, 8), (8, 7), (7, 7), (7, 8), (6, 6), 
 
 
 def test_iterative_vct_probe_finds_the_short_attack():
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     b = Board.from_moves(15, VCT_BLUNDER + [(9, 9)], rule=Rule.STANDARD)
-    cx = search.get_ctx(b.state.cells.shape[0], 1 << 20)
-    search.clear_ctx(cx)
-    win, line = search._probe(b.state, cx, "vct", 1, 10, 20_000, 0)
+    cx = alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20)
+    alphabeta.clear_ctx(cx)
+    win, line = alphabeta._probe(b.state, cx, "vct", 1, 10, 20_000, 0)
     assert win and b.coords(line[0]) == (6, 8)
     for mv in [b.coords(i) for i in line]:   # the line is legal and ends in a five or a
         b.play(*mv)                           # four the defender cannot stop
@@ -284,25 +284,25 @@ def test_iterative_vct_probe_finds_the_short_attack():
 
 
 def test_search_uses_the_rules_evaluation_tables():
-    from gomoku.engine import evaluation, search
+    from gomoku.engine.search import evaluation, alphabeta
     for rule, own in [(Rule.STANDARD, evaluation.STANDARD_OWN_WEIGHTS),
                       (Rule.FREESTYLE, evaluation.FREESTYLE_OWN_WEIGHTS), (Rule.RENJU, evaluation.OWN_WEIGHTS),
                       (Rule.STANDARD, evaluation.STANDARD_OWN_WEIGHTS)]:
         b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8)], rule=rule)
-        search.search(b.state, max_depth=2, tt_bytes=1 << 20)
-        assert (search.get_ctx(b.state.cells.shape[0], 1 << 20).wown[:11] == own).all()
+        alphabeta.search(b.state, max_depth=2, tt_bytes=1 << 20)
+        assert (alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20).wown[:11] == own).all()
 
 
 def test_search_uses_the_rules_pattern_and_pair_tables():
-    from gomoku.engine import evaluation, search
-    from gomoku.engine.core import NUM_PAIRS, PAIR_COUNTS, PATTERN_COUNTS
+    from gomoku.engine.search import evaluation, alphabeta
+    from gomoku.engine.game.core import NUM_PAIRS, PAIR_COUNTS, PATTERN_COUNTS
     for rule, pown, popp in [
             (Rule.FREESTYLE, evaluation.FREESTYLE_PATTERN_OWN, evaluation.FREESTYLE_PAIR_OPP),
             (Rule.RENJU, np.zeros(11), np.zeros(NUM_PAIRS)),
             (Rule.STANDARD, evaluation.STANDARD_PATTERN_OWN, evaluation.STANDARD_PAIR_OPP)]:
         b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8)], rule=rule)
-        search.search(b.state, max_depth=2, tt_bytes=1 << 20)
-        cx = search.get_ctx(b.state.cells.shape[0], 1 << 20)
+        alphabeta.search(b.state, max_depth=2, tt_bytes=1 << 20)
+        cx = alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20)
         assert (cx.wown[PATTERN_COUNTS:PAIR_COUNTS] == pown).all()
         assert (cx.wopp[PAIR_COUNTS:] == popp).all()
 
@@ -310,8 +310,8 @@ def test_search_uses_the_rules_pattern_and_pair_tables():
 def test_the_evaluation_weighs_classes_and_line_patterns():
     """evaluate() is the tables' weighted count of the empty cells' classes and line
     patterns, the side to move's weighed by OWN, the other side's subtracted by OPP."""
-    from gomoku.engine import evaluation, search
-    from gomoku.engine.core import NUM_PAIRS, PAIR_COUNTS, PATTERN_COUNTS
+    from gomoku.engine.search import evaluation, alphabeta
+    from gomoku.engine.game.core import NUM_PAIRS, PAIR_COUNTS, PATTERN_COUNTS
     # black to move: an open two on row 7 for black, white's two diagonal stones
     b = Board.from_moves(15, [(7, 7), (8, 8), (8, 7), (9, 9)])
     tab = evaluation.tables(int(b.rule))
@@ -330,38 +330,38 @@ def test_the_evaluation_weighs_classes_and_line_patterns():
         assert pair != 0                       # ... and the pattern pairs
         return cls + pat + pair
 
-    assert search.evaluate(st, cx) == expected(0)
+    assert alphabeta.evaluate(st, cx) == expected(0)
     b.play(3, 3)                               # white to move: the roles swap
-    assert search.evaluate(st, cx) == expected(1)
+    assert alphabeta.evaluate(st, cx) == expected(1)
 
 
 def test_tt_entry_packing_round_trips():
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     for move, score, depth, flag in [(-1, 0, 0, 0), (0, -32000, 127, 2), (890, 32000, 1, 1),
                                      (4094, -29990, 64, 2), (123, 29987, 5, 0)]:
-        word = search._tt_pack(move, score, depth, flag)
-        assert tuple(int(v) for v in search._tt_unpack(word)) == (move, score, depth, flag)
+        word = alphabeta._tt_pack(move, score, depth, flag)
+        assert tuple(int(v) for v in alphabeta._tt_unpack(word)) == (move, score, depth, flag)
 
 
 def test_picking_moves_one_at_a_time_gives_the_stable_sort():
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     rng = np.random.default_rng(4)
     for n in (0, 1, 2, 7, 60):
         vals = rng.integers(-3, 4, size=n).astype(np.int32)       # many ties
         moves = np.arange(n, dtype=np.int32)
         mv, vl = moves.copy(), vals.copy()
         for t in range(n):
-            search.pick_move(mv, vl, t, n)
+            alphabeta.pick_move(mv, vl, t, n)
         order = sorted(range(n), key=lambda i: -vals[i])         # Python's sort is stable
         assert mv.tolist() == order and vl.tolist() == [vals[i] for i in order]
         mv2, vl2 = moves.copy(), vals.copy()
-        search.sort_moves(mv2, vl2, n)
+        alphabeta.sort_moves(mv2, vl2, n)
         assert mv2.tolist() == order
 
 
 def opp_has_vct(b: Board, nodes: int = 1_000_000) -> bool:
     """After our move: does the side to move (the opponent) win by continuous threats?"""
-    from gomoku.engine import dfpn
+    from gomoku.engine.search import dfpn
     return dfpn.solve_vct(b.state, node_limit=nodes).win
 
 
@@ -376,35 +376,35 @@ def test_never_plays_into_a_vct_it_can_see():
 
 
 def test_checked_choice_skips_a_refuted_move():
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     b = Board.from_moves(15, VCT_BLUNDER, rule=Rule.STANDARD)
     lose, hold = b.index(5, 3), b.index(9, 6)
-    cx = search.get_ctx(b.state.cells.shape[0], 1 << 20)
-    search.clear_ctx(cx)
-    best = search.SearchResult(lose, 464, 9, 0, 0.0, [lose])
+    cx = alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20)
+    alphabeta.clear_ctx(cx)
+    best = alphabeta.SearchResult(lose, 464, 9, 0, 0.0, [lose])
     ranked = np.array([lose, hold], dtype=np.int32)
     checked, refuted = set(), set()
-    got = search._checked_choice(b.state, cx, best, ranked, checked, refuted, 0, 200_000)
+    got = alphabeta._checked_choice(b.state, cx, best, ranked, checked, refuted, 0, 200_000)
     assert got.move == hold and refuted == {lose} and checked == {lose, hold}
     # a move already known to be safe is taken without another look
-    again = search._checked_choice(b.state, cx, search.SearchResult(hold, 0, 9, 0, 0.0, [hold]),
+    again = alphabeta._checked_choice(b.state, cx, alphabeta.SearchResult(hold, 0, 9, 0, 0.0, [hold]),
                                    ranked, checked, refuted, 0, 200_000)
     assert again.move == hold and b.move_count == len(VCT_BLUNDER)
 
 
 def test_checked_choice_prefers_a_move_known_safe_when_out_of_time():
-    from gomoku.engine import search, threats as th
+    from gomoku.engine.search import alphabeta, threats as th
     b = Board.from_moves(15, VCT_BLUNDER, rule=Rule.STANDARD)
     lose, hold, other = b.index(5, 3), b.index(9, 6), b.index(1, 1)
-    cx = search.get_ctx(b.state.cells.shape[0], 1 << 20)
-    search.clear_ctx(cx)
+    cx = alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20)
+    alphabeta.clear_ctx(cx)
     cx.ctrl[th.C_STOP] = 1                  # the clock has run out: nothing more is looked at
-    best = search.SearchResult(lose, 464, 9, 0, 0.0, [lose])
+    best = alphabeta.SearchResult(lose, 464, 9, 0, 0.0, [lose])
     ranked = np.array([lose, other, hold], dtype=np.int32)
-    got = search._checked_choice(b.state, cx, best, ranked, {hold}, set(), 0, 200_000)
+    got = alphabeta._checked_choice(b.state, cx, best, ranked, {hold}, set(), 0, 200_000)
     assert got.move == hold
     # nothing known safe: the search's own move stays
-    got = search._checked_choice(b.state, cx, best, ranked, set(), set(), 0, 200_000)
+    got = alphabeta._checked_choice(b.state, cx, best, ranked, set(), set(), 0, 200_000)
     assert got.move == lose
     cx.ctrl[th.C_STOP] = 0
 
@@ -412,40 +412,40 @@ def test_checked_choice_prefers_a_move_known_safe_when_out_of_time():
 def _fresh_ctx(b: Board):
     """The search tables pvs() uses for `b`, cleared, with the rule's evaluation weights (as
     search() prepares them)."""
-    from gomoku.engine import evaluation, search
-    cx = search.get_ctx(b.state.cells.shape[0], search.DEFAULT_TT_BYTES)
-    search.clear_ctx(cx)
-    search.set_weights(cx, evaluation.tables(int(b.rule)))
+    from gomoku.engine.search import evaluation, alphabeta
+    cx = alphabeta.get_ctx(b.state.cells.shape[0], alphabeta.DEFAULT_TT_BYTES)
+    alphabeta.clear_ctx(cx)
+    alphabeta.set_weights(cx, evaluation.tables(int(b.rule)))
     return cx
 
 
 def _run_pvs(b: Board, cx, depth: int, ply: int, alpha: int, beta: int) -> tuple[int, int]:
     """Score and node count of one pvs() call on `b` with the tables `cx`."""
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     i64 = np.int64
-    v = search.pvs(b.state, cx, i64(depth), i64(ply), i64(alpha), i64(beta))
+    v = alphabeta.pvs(b.state, cx, i64(depth), i64(ply), i64(alpha), i64(beta))
     return int(v), int(cx.ctrl[threats.C_NODES])
 
 
 def _pvs(b: Board, depth: int, ply: int, alpha: int, beta: int, stored=None) -> tuple[int, int]:
     """Score and node count of one pvs() call on `b` with fresh tables, after storing
     `stored` = (score, depth, flag) as the position's TT entry (a bound, no move)."""
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     st = b.state
     cx = _fresh_ctx(b)
     if stored is not None:
-        key = st.hashv[0] ^ search._SIDE[b.to_move - 1]
+        key = st.hashv[0] ^ alphabeta._SIDE[b.to_move - 1]
         slot = int(key & np.uint64(cx.tt.shape[0] - 1))
         score, tdepth, flag = stored
-        if score > search.WIN_MIN:
+        if score > alphabeta.WIN_MIN:
             score += ply          # a win is stored counted from the node, as pvs stores it
         cx.tt[slot, 0] = key
-        cx.tt[slot, 1] = search._tt_pack(np.int64(-1), np.int64(score), np.int64(tdepth), np.int64(flag))
+        cx.tt[slot, 1] = alphabeta._tt_pack(np.int64(-1), np.int64(score), np.int64(tdepth), np.int64(flag))
     return _run_pvs(b, cx, depth, ply, alpha, beta)
 
 
 def test_open_three_to_move_wins_without_a_search():
-    from gomoku.engine.search import INF, MAXPLY, WIN, WIN_MIN
+    from gomoku.engine.search.alphabeta import INF, MAXPLY, WIN, WIN_MIN
     # black to move with an open three, white with nothing: an open four next, so a win in three
     b = position([(5, 7), (6, 7), (7, 7)], [])
     assert _pvs(b, 6, 1, -INF, INF) == (WIN - 1 - 3, 1)
@@ -462,9 +462,9 @@ def test_open_three_to_move_wins_without_a_search():
 
 def _leaf_child(b: Board, depth: int, ply: int, cx=None) -> tuple[int, int]:
     """What the parent's leaf shortcut says about `b` as a child at `ply`, and its nodes."""
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     cx = _fresh_ctx(b) if cx is None else cx
-    v = search._leaf_child(b.state, cx, np.int64(depth), np.int64(ply))
+    v = alphabeta._leaf_child(b.state, cx, np.int64(depth), np.int64(ply))
     return int(v), int(cx.ctrl[threats.C_NODES])
 
 
@@ -472,7 +472,7 @@ def _leaf_child(b: Board, depth: int, ply: int, cx=None) -> tuple[int, int]:
 def test_the_parents_leaf_shortcut_scores_as_pvs_does(rule):
     """pvs works a child with no depth left out in the parent (no call, no TT probe): it must
     give what the child's own pvs call gives, with one node counted, on every kind of leaf."""
-    from gomoku.engine.search import INF, MAXPLY, NOT_LEAF
+    from gomoku.engine.search.alphabeta import INF, MAXPLY, NOT_LEAF
     rng = np.random.default_rng(int(rule))
     seen = 0
     for _ in range(120):
@@ -501,7 +501,7 @@ def test_the_parents_leaf_shortcut_scores_as_pvs_does(rule):
 
 
 def test_leaf_shortcut_counts_the_node_and_stops_with_the_search():
-    from gomoku.engine.search import NOT_LEAF, WIN
+    from gomoku.engine.search.alphabeta import NOT_LEAF, WIN
     four = [(3, 7), (4, 7), (5, 7), (6, 7)]
     # black to move has a five to make: the shortcut scores the win at once
     assert _leaf_child(position(four, [], to_move=BLACK), 0, 3) == (WIN - 3, 1)
@@ -517,7 +517,7 @@ def test_leaf_shortcut_counts_the_node_and_stops_with_the_search():
 def test_prefetch_hint_changes_nothing():
     """The TT prefetch is a hint to the cache: results are those of the same loop without it."""
     from numba import njit
-    from gomoku.engine.prefetch import prefetch_row
+    from gomoku.engine.search.prefetch import prefetch_row
 
     @njit
     def summed(t, hint):
@@ -534,7 +534,7 @@ def test_prefetch_hint_changes_nothing():
 
 
 def test_a_proven_tt_score_cuts_at_any_depth():
-    from gomoku.engine.search import LOWER, WIN
+    from gomoku.engine.search.alphabeta import LOWER, WIN
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
     # a win stored by a depth-1 search still answers a depth-8 question
     assert _pvs(b, 8, 2, 0, 1, stored=(WIN - 20, 1, LOWER)) == (WIN - 20, 1)
@@ -543,7 +543,7 @@ def test_a_proven_tt_score_cuts_at_any_depth():
 
 
 def test_a_tt_bound_refines_the_static_evaluation():
-    from gomoku.engine.search import LOWER, UPPER
+    from gomoku.engine.search.alphabeta import LOWER, UPPER
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
     # the static evaluation (white to move, about +380) is too close to the window to prune:
     # searched
@@ -565,17 +565,17 @@ WANDERING_VCT = [(9, 9), (9, 7), (7, 7), (6, 9), (7, 5), (8, 8), (6, 8), (7, 9),
 
 
 def test_root_probe_reaches_a_wandering_vct(monkeypatch):
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     b = Board.from_moves(15, WANDERING_VCT)
-    res = search.search(b.state, node_limit=60_000)
-    assert res.proven == "vct" and res.score > search.WIN_MIN and res.nodes < 10_000
+    res = alphabeta.search(b.state, node_limit=60_000)
+    assert res.proven == "vct" and res.score > alphabeta.WIN_MIN and res.nodes < 10_000
     assert b.coords(res.move) == (2, 7)
-    monkeypatch.setattr(search, "PROBE_REACH", 3)
-    assert search.search(b.state, node_limit=60_000).proven != "vct"
+    monkeypatch.setattr(alphabeta, "PROBE_REACH", 3)
+    assert alphabeta.search(b.state, node_limit=60_000).proven != "vct"
 
 
 def test_a_node_clears_its_grandchildren_killers():
-    from gomoku.engine.search import INF
+    from gomoku.engine.search.alphabeta import INF
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
     cx = _fresh_ctx(b)
     # killers left at ply 4 by another part of the tree; a depth-1 search from ply 2 never
@@ -586,7 +586,7 @@ def test_a_node_clears_its_grandchildren_killers():
 
 
 def test_a_pv_node_credits_its_best_quiet_move_in_the_history():
-    from gomoku.engine.search import INF
+    from gomoku.engine.search.alphabeta import INF
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
     cx = _fresh_ctx(b)
     # a full window at depth 1: the best move raises alpha but cannot cut
@@ -597,32 +597,32 @@ def test_a_pv_node_credits_its_best_quiet_move_in_the_history():
 
 
 def test_a_kept_tt_serves_its_owners_next_search_under_the_same_rule():
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     moves = [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (7, 6)]
     b = Board.from_moves(15, moves)
-    fresh = search.search(b.state, max_depth=7)
-    kept = search.search(b.state, max_depth=7, clear=False)
+    fresh = alphabeta.search(b.state, max_depth=7)
+    kept = alphabeta.search(b.state, max_depth=7, clear=False)
     assert kept.nodes < fresh.nodes / 2          # the last search's entries answer most nodes
     # another owner's tables start empty: the search is the fresh one, node for node
-    other = search.search(b.state, max_depth=7, clear=False, owner="another player")
+    other = alphabeta.search(b.state, max_depth=7, clear=False, owner="another player")
     assert (other.nodes, other.move, other.score) == (fresh.nodes, fresh.move, fresh.score)
-    search.release_ctx("another player")
-    assert all(k[2] != "another player" for k in search._CTX_CACHE)
+    alphabeta.release_ctx("another player")
+    assert all(k[2] != "another player" for k in alphabeta._CTX_CACHE)
     # the same stones under another rule: a TT filled under freestyle is not used
     s = Board.from_moves(15, moves, rule=Rule.STANDARD)
-    assert search.search(s.state, max_depth=7, clear=False).nodes == search.search(s.state, max_depth=7).nodes
+    assert alphabeta.search(s.state, max_depth=7, clear=False).nodes == alphabeta.search(s.state, max_depth=7).nodes
 
 
 def test_think_keeps_the_tt_only_for_timed_searches(monkeypatch):
-    from gomoku.engine import search
+    from gomoku.engine.search import alphabeta
     seen = []
-    real = search.search
+    real = alphabeta.search
 
     def spy(*args, **kw):
         seen.append((kw["clear"], kw["owner"]))
         return real(*args, **kw)
 
-    monkeypatch.setattr(search, "search", spy)
+    monkeypatch.setattr(alphabeta, "search", spy)
     b = Board.from_moves(15, [(7, 7), (8, 8)])
     think(b, Limit(turn_time=0.05))
     think(b, Limit(turn_time=5, nodes=2000))
@@ -633,8 +633,8 @@ def test_think_keeps_the_tt_only_for_timed_searches(monkeypatch):
     a.play(b, Limit(turn_time=0.05))
     c.play(b, Limit(turn_time=0.05))
     assert seen[-2][1] is not None and seen[-1][1] is not None and seen[-2][1] is not seen[-1][1]
-    owners = {k[2] for k in search._CTX_CACHE}
+    owners = {k[2] for k in alphabeta._CTX_CACHE}
     assert seen[-2][1] in owners and seen[-1][1] in owners
     a.close()
     c.close()
-    assert not ({k[2] for k in search._CTX_CACHE} & {seen[-2][1], seen[-1][1]})
+    assert not ({k[2] for k in alphabeta._CTX_CACHE} & {seen[-2][1], seen[-1][1]})

@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from gomoku.engine import stats
+from gomoku.engine.match import stats
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gomoku.engine import threats
-from gomoku.engine.board import BLACK, WHITE, Board
-from gomoku.engine.rules import Rule
+from gomoku.engine.search import threats
+from gomoku.engine.game.board import BLACK, WHITE, Board
+from gomoku.engine.game.rules import Rule
 
 # corner cells used as harmless filler stones (far from every test pattern)
 FILLER = [(0, 0), (14, 0), (0, 14), (14, 14), (0, 13), (14, 13)]
@@ -240,7 +240,7 @@ def test_recursive_solvers_have_one_signature():
 
 # -- proof-number VCT (engine.dfpn) ------------------------------------------------------
 
-from gomoku.engine import dfpn  # noqa: E402
+from gomoku.engine.search import dfpn  # noqa: E402
 
 
 def pn_solve(b: Board, node_limit: int = 200_000):

@@ -8,14 +8,16 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gomoku.engine import evaluation, tuning
+from gomoku.engine.search import evaluation
+
+from gomoku.train import tuning
 from gomoku.engine.agent import quick_move
-from gomoku.engine.board import Board
-from gomoku.engine.core import C_F3, C_F4, C_FIVE, C_WEAK, NUM_PAIRS, PAIR_NAMES
-from gomoku.engine.evaluation import EvalTables
-from gomoku.engine.patterns import DEAD as P_DEAD, F4 as P_F4, F5 as P_F5
-from gomoku.engine.records import BLACK, EMPTY, GameRecord, save_sgf
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.board import Board
+from gomoku.engine.game.core import C_F3, C_F4, C_FIVE, C_WEAK, NUM_PAIRS, PAIR_NAMES
+from gomoku.engine.search.evaluation import EvalTables
+from gomoku.engine.game.patterns import DEAD as P_DEAD, F4 as P_F4, F5 as P_F5
+from gomoku.engine.game.records import BLACK, EMPTY, GameRecord, save_sgf
+from gomoku.engine.game.rules import Rule
 from gomoku.tools.cli import main
 
 F3, F4 = C_F3 - C_WEAK, C_F4 - C_WEAK     # columns inside one side's block of 9

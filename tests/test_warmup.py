@@ -4,10 +4,11 @@ import subprocess
 import sys
 
 CHECK = """
-from gomoku.engine import warmup, search, threats, dfpn
+from gomoku.engine import warmup
+from gomoku.engine.search import alphabeta, threats, dfpn
 warmup.warm_up()
-missing = [f.__name__ for f in (search.root_search, search.root_moves,
-                                search.refutes_vcf, threats.vcf, threats.vct,
+missing = [f.__name__ for f in (alphabeta.root_search, alphabeta.root_moves,
+                                alphabeta.refutes_vcf, threats.vcf, threats.vct,
                                 dfpn.dfpn, dfpn.proof_line)
            if not f.signatures]
 print("missing:", ",".join(missing))

@@ -39,8 +39,8 @@ def run_core(seconds: float = 1.0) -> list[tuple[int, float, float]]:
     """Random playouts per board size: (size, games/s, moves/s)."""
     import numpy as np
 
-    from gomoku.engine import core
-    from gomoku.engine.board import Board
+    from gomoku.engine.game import core
+    from gomoku.engine.game.board import Board
 
     out = []
     for size in (15, 20):
@@ -85,9 +85,9 @@ def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, net
     """Search fixed positions (several rules and sizes) to a fixed depth; print nodes, time,
     nodes/s and a signature of the node counts; then MCTS playouts/s. Last line: `bench:
     nodes=.. time_ms=.. nps=.. signature=..`."""
-    from gomoku.engine import search
-    from gomoku.engine.board import Board
-    from gomoku.engine.rules import parse_rule
+    from gomoku.engine.search import alphabeta
+    from gomoku.engine.game.board import Board
+    from gomoku.engine.game.rules import parse_rule
     from gomoku.engine.warmup import warm_up
 
     if with_core:
@@ -102,7 +102,7 @@ def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, net
     for k, (rule_name, w, h, moves) in enumerate(BENCH_POSITIONS, 1):
         b = Board.from_moves(w, moves, rule=parse_rule(rule_name), height=h)
         t0 = time.perf_counter()
-        res = search.search(b.state, max_depth=depth)
+        res = alphabeta.search(b.state, max_depth=depth)
         dt = time.perf_counter() - t0
         counts.append(res.nodes)
         total_nodes += res.nodes
@@ -124,7 +124,7 @@ def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, net
 
 
 def _score(v: int) -> str:
-    from gomoku.engine.search import WIN, WIN_MIN
+    from gomoku.engine.search.alphabeta import WIN, WIN_MIN
     if v > WIN_MIN:
         return f"win{WIN - v}"
     if v < -WIN_MIN:

@@ -4,7 +4,7 @@
     gomoku match brain:./pbrain-rapfi classical -n 20 --rule renju -c 2 --sgf games.sgf
     gomoku match a.onnx b.onnx -n 100 --sprt elo0=0 elo1=10 --json out.json
 
-The games are played by gomoku.engine.arena; this module parses options, shows a live view
+The games are played by gomoku.engine.match.arena; this module parses options, shows a live view
 and writes the reports. Every user error ends as ONE line and exit status 1 (click).
 """
 from __future__ import annotations
@@ -19,12 +19,13 @@ from typing import Any, Optional
 
 import click
 
-from gomoku.engine.arena import (GameJob, GameResult, GameSettings, Match, MatchSettings, MatchSummary,
+from gomoku.engine.match.arena import (GameJob, GameResult, GameSettings, Match, MatchSettings, MatchSummary,
                                  SprtSettings, probe_player)
-from gomoku.engine.openings import (OpeningError, balanced_openings, builtin_openings, check_openings,
+from gomoku.engine.match.openings import (OpeningError, balanced_openings, builtin_openings, check_openings,
                                     default_openings, load_openings)
-from gomoku.engine.players import PlayerError, SpecError, parse_spec
-from gomoku.engine.rules import parse_rule
+from gomoku.engine.match.players import PlayerError, SpecError, parse_spec
+from gomoku.engine.game.rules import parse_rule
+from gomoku.protocol.players import make_player
 
 _SPRT_KEY = re.compile(r"^(elo0|elo1|alpha|beta)=", re.I)
 
@@ -65,7 +66,7 @@ def _parse_sprt(tokens: list[str]) -> Optional[SprtSettings]:
 # ----------------------------------------------------------------------------- records
 
 def _records_module() -> Any:
-    from gomoku.engine import records
+    from gomoku.engine.game import records
     return records
 
 
@@ -122,13 +123,13 @@ class _View:
         self.echo(f"Finished game {res.index + 1} ({res.black} vs {res.white}): {res.text()}")
         w, l, d = summary.wld()
         if self.progress is not None:
-            from gomoku.engine import stats
+            from gomoku.engine.match import stats
             extra = f"  {stats.elo_diff(w, l, d):+.0f} Elo" if w + l + d else ""
             if summary.sprt is not None:
                 extra += f"  llr {summary.sprt.llr:.2f}"
             self.progress.update(self.task, advance=1, score=f"{w} - {l} - {d}{extra}")
         else:
-            from gomoku.engine import stats
+            from gomoku.engine.match import stats
             click.echo(stats.score_line(summary.name_a, summary.name_b, w, l, d), err=self.err)
 
 
@@ -242,7 +243,7 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
                         nodes=nodes, depth=depth, playouts=playouts, tolerance=tolerance,
                         draw_after=draw_after, start_timeout=start_timeout,
                         max_memory=max_memory * 1024 * 1024 if max_memory else None, brain_info=tuple(infos),
-                        win_length=win_length)
+                        win_length=win_length, factory=make_player)
     settings = MatchSettings(game=game, games=games, openings=tuple(ops), random_order=random_order,
                              seed=seed, concurrency=concurrency, sprt=sprt)
 

@@ -22,9 +22,9 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from gomoku.engine import records
+from gomoku.engine.game import records
 from gomoku.engine.limits import Limit, PlayResult
-from gomoku.engine.rules import Rule, parse_rule
+from gomoku.engine.game.rules import Rule, parse_rule
 from gomoku.tools import render
 
 BLACK, WHITE, EMPTY = 1, 2, 0
@@ -73,7 +73,7 @@ def _parse_size(text: str) -> tuple[int, int]:
 
 
 def _opponent_spec(opponent: Optional[str], level: Optional[int]) -> Any:
-    from gomoku.engine.players import SpecError, parse_spec
+    from gomoku.engine.match.players import SpecError, parse_spec
     if opponent and level is not None:
         raise click.UsageError("give either --level or --opponent, not both")
     text = opponent or ("classical" if level is None else f"classical:{level}")
@@ -120,7 +120,7 @@ class Session:
 
     # -- game lifecycle --------------------------------------------------------------
     def new_game(self, colour: Optional[str] = None, record: Optional[records.GameRecord] = None) -> None:
-        from gomoku.engine.board import Board, IllegalMove
+        from gomoku.engine.game.board import Board, IllegalMove
         choice = colour or self.colour_choice
         self.human = random.choice([BLACK, WHITE]) if choice == "random" else (BLACK if choice == "black" else WHITE)
         self.board = Board(self.width, self.height, rule=self.rule)
@@ -222,8 +222,8 @@ class Session:
             self.finish(EMPTY, "full")
 
     def engine_move(self) -> None:
-        from gomoku.engine.board import IllegalMove
-        from gomoku.engine.players import PlayerError
+        from gomoku.engine.game.board import IllegalMove
+        from gomoku.engine.match.players import PlayerError
         b = self.board
         engine_colour = 3 - self.human
         limit = self.spec.limit_for(Limit(turn_time=self.move_time))
@@ -517,7 +517,8 @@ def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time
     s = Session(console=console, width=width, height=height, rule=rule, colour_choice=colour.lower(), spec=spec,
                 move_time=move_time, hint_time=hint_time, human_name=human_name,
                 save_path=Path(save_path) if save_path else None)
-    from gomoku.engine.players import PlayerError, SpecError, make_player
+    from gomoku.engine.match.players import PlayerError, SpecError
+    from gomoku.protocol.players import make_player
     try:
         s.opponent = make_player(spec)
     except (SpecError, PlayerError) as exc:

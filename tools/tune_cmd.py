@@ -21,7 +21,7 @@ TABLE_NAMES = ("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP", "PAIR
 
 
 def _load(paths: tuple[str, ...], rule):
-    from gomoku.engine import records
+    from gomoku.engine.game import records
 
     recs = []
     for path in paths:
@@ -78,8 +78,9 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from gomoku.engine import evaluation, tuning
-    from gomoku.engine.rules import parse_rule
+    from gomoku.engine.search import evaluation
+    from gomoku.train import tuning
+    from gomoku.engine.game.rules import parse_rule
 
     rule = None
     if rule_text is not None:

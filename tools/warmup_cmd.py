@@ -14,6 +14,6 @@ def warmup() -> None:
     console = Console(stderr=True)
     with console.status("compiling the numba core...") as status:
         seconds = warm_up(lambda msg: status.update(f"compiling: {msg} done"))
-    from gomoku.protocol.numba_cache import mark_warm
+    from gomoku.engine.numba_cache import mark_warm
     mark_warm()
     console.print(f"numba core ready in {seconds:.1f} s (cached for later runs)")

@@ -21,8 +21,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core import PAD, is_forbidden_at
-from ..rules import Rule
+from ..game.core import PAD, is_forbidden_at
+from ..numba_cache import drop_stale_cache
+from ..game.rules import Rule
+
+# the jitted code here embeds these modules' functions (see numba_cache.drop_stale_cache)
+drop_stale_cache(__file__, ('game.core', 'game.patterns'))
 
 RULE_FREESTYLE = int(Rule.FREESTYLE)
 RULE_STANDARD = int(Rule.STANDARD)

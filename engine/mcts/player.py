@@ -14,7 +14,7 @@ from typing import Optional
 import numpy as np
 
 from ..limits import Limit, PlayResult
-from ..rules import Rule
+from ..game.rules import Rule
 from .search import MCTS, MCTSConfig
 
 #: VCF nodes per probe: a few milliseconds, against a search of a second or more
@@ -104,14 +104,14 @@ class MCTSPlayer:
 
     # -- threat solver --------------------------------------------------------------------
     def _table(self):
-        from ..threats import new_threat_table
+        from ..search.threats import new_threat_table
         if self._threat_table is None:
             self._threat_table = new_threat_table(16)
         return self._threat_table
 
     def _vcf(self, board) -> Optional[int]:
         """Flat cell of the first move of a VCF for the mover, if the solver finds one."""
-        from ..threats import solve
+        from ..search.threats import solve
         if board.move_count < 6:
             return None
         r = solve(board.copy().state, "vcf", node_limit=VCF_NODES, tt=self._table())

@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..rules import Rule
+from ..game.rules import Rule
 from . import tree as T
 from .board import flat_to_padded
 

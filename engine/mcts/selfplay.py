@@ -14,7 +14,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ..rules import Rule
+from ..game.rules import Rule
 from . import tree as T
 from .board import flat_to_padded, new_cells, wins_at
 from .search import SELECT_RULES

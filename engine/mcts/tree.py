@@ -29,7 +29,11 @@ import numpy as np
 from numba import njit
 
 from ..net.planes import fill_planes
+from ..numba_cache import drop_stale_cache
 from .board import is_legal, has_stone_within, winning_cells, wins_at
+
+# the jitted code here embeds these modules' functions (see numba_cache.drop_stale_cache)
+drop_stale_cache(__file__, ('game.core', 'game.patterns', 'mcts.board', 'net.planes'))
 
 # params[] slots (float64 array handed to every jitted call)
 P_WIDTH, P_HEIGHT, P_STRIDE, P_PLAYERS, P_WIN, P_RULE, P_SELECT, P_CPUCT, P_FPU, P_RADIUS = range(10)

@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 from gomoku.engine.limits import Limit, PlayResult
-from gomoku.engine.openings import Opening
-from gomoku.engine.players import Player, PlayerError, PlayerSpec, PlayerTimeout, make_player, parse_spec
-from gomoku.engine.rules import Rule
-from gomoku.engine import stats
+from gomoku.engine.match.openings import Opening
+from gomoku.engine.match.players import (Player, PlayerError, PlayerFactory, PlayerSpec, PlayerTimeout,
+                                         make_player, parse_spec)
+from gomoku.engine.game.rules import Rule
+from gomoku.engine.match import stats
 
 EMPTY, BLACK, WHITE = 0, 1, 2
 DECISIVE = ("five", "foul", "illegal", "time", "crash", "resign")
@@ -59,6 +60,9 @@ class GameSettings:
     start_timeout: float = 10.0          # s for a brain to answer ABOUT / START
     brain_info: tuple[tuple[str, str], ...] = ()   # extra `INFO key value` lines for brains
     win_length: int = 5                  # stones in a row that win (4: MCTS players only)
+    # spec -> Player in the playing process; a module-level function (pickled by reference).
+    # The engine's own knows in-process kinds; gomoku.protocol.players.make_player adds brains.
+    factory: PlayerFactory = make_player
 
     @property
     def board_height(self) -> int:
@@ -103,8 +107,8 @@ class GameResult:
         return f"{self.result} {{{self.detail}}}"
 
     def to_record(self) -> Any:
-        """A gomoku.engine.records.GameRecord of this game."""
-        from gomoku.engine.records import GameRecord
+        """A gomoku.engine.game.records.GameRecord of this game."""
+        from gomoku.engine.game.records import GameRecord
         rec = GameRecord(width=self.width, height=self.height, rule=self.rule, moves=list(self.moves),
                          black=self.black, white=self.white,
                          times=[int(round(t * 1000)) for t in self.times])
@@ -137,7 +141,7 @@ def play_game(black: Player, white: Player, settings: GameSettings, opening: Ope
     `limits` = (black's, white's) Limit when the players have different budgets; default
     is settings.base_limit() for both. `time_left` is filled in per move from the game clock.
     """
-    from gomoku.engine.board import Board, IllegalMove
+    from gomoku.engine.game.board import Board, IllegalMove
 
     width, height, rule = settings.width, settings.board_height, Rule(settings.rule)
     board = Board(width, height, rule)
@@ -379,8 +383,8 @@ class _PlayerPool:
         if p is None:
             spec = self.specs[key]
             assert spec is not None
-            p = make_player(spec, tolerance=self.game.tolerance, start_timeout=self.game.start_timeout,
-                            info=self.game.brain_info, win_length=self.game.win_length)
+            p = self.game.factory(spec, tolerance=self.game.tolerance, start_timeout=self.game.start_timeout,
+                                  info=self.game.brain_info, win_length=self.game.win_length)
             self.players[key] = p
             if spec.kind != "brain":
                 _warm_up(p, self.game)
@@ -435,7 +439,7 @@ def _warm_up(p: Player, game: GameSettings) -> None:
     """One short untimed search before the first game, so loading numba caches (search and
     threat solver functions load on first use) or an ONNX session is not charged to the
     first timed move of the match."""
-    from gomoku.engine.board import Board
+    from gomoku.engine.game.board import Board
     try:
         w, h, rule = game.width, game.board_height, Rule(game.rule)
         p.new_game(w, h, rule)
@@ -576,8 +580,8 @@ def probe_player(spec: PlayerLike, game: GameSettings) -> str:
     name the player reports (ABOUT name for brains)."""
     if not isinstance(spec, (str, PlayerSpec)):
         return spec.name
-    p = make_player(spec, tolerance=game.tolerance, start_timeout=game.start_timeout, info=game.brain_info,
-                    win_length=game.win_length)
+    p = game.factory(spec, tolerance=game.tolerance, start_timeout=game.start_timeout, info=game.brain_info,
+                     win_length=game.win_length)
     try:
         p.new_game(game.width, game.board_height, Rule(game.rule))
         about = getattr(p, "about", None) or {}

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
-from gomoku.engine.rules import Rule, parse_rule
+from gomoku.engine.game.rules import Rule, parse_rule
 
 Move = tuple[int, int]
 PathLike = Union[str, "os.PathLike[str]"]
@@ -138,7 +138,7 @@ def infer_result(rec: GameRecord) -> bool:
     past an earlier win (possible under another rule than the file was played with) is left
     without a result rather than guessed at.
     """
-    from gomoku.engine.board import Board  # local: records stay importable without numba warm-up
+    from gomoku.engine.game.board import Board  # local: records stay importable without numba warm-up
 
     try:
         board = Board(rec.width, rec.height, rule=rec.rule)

@@ -17,20 +17,54 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterable, Iterator
 
 _JIT = re.compile(r"@(?:numba\.)?njit\([^)]*cache\s*=\s*True[^)]*\)\s*\n(?:@[^\n]*\n)*def\s+(\w+)")
 
-WARM_CODE = "from gomoku.protocol.engine_loader import warm_all; warm_all()"
+WARM_CODE = "from gomoku.engine.warmup import warm_all; warm_all()"
+
+ENGINE_DIR = Path(__file__).resolve().parent
 
 
 def engine_dir() -> Path:
     """The installed engine package folder (never the working directory)."""
-    import gomoku.engine
-    return Path(gomoku.engine.__file__).resolve().parent
+    return ENGINE_DIR
+
+
+def drop_stale_cache(module_file: str, deps: Iterable[str]) -> int:
+    """Delete this module's numba cache files when a module it compiles in has changed.
+
+    Numba's cache checks only the module's own source stamp, yet a jitted caller embeds the
+    code of every jitted callee (core.make_move, threats.vcf ...). After an edit to a callee's
+    module the caller would keep running the old callee. `deps` are dotted module paths below
+    `gomoku.engine` ("game.core"). Installed copies never trip this (their caches are newer
+    than every source). Returns the files removed."""
+    src = Path(module_file)
+    cache = src.parent / "__pycache__"
+    try:
+        newest = max(os.stat(ENGINE_DIR.joinpath(*d.split(".")).with_suffix(".py")).st_mtime for d in deps)
+        removed = 0
+        for f in cache.glob(src.stem + ".*.nb[ic]"):
+            if f.stat().st_mtime < newest:
+                f.unlink()
+                removed += 1
+        return removed
+    except (OSError, ValueError):
+        return 0
+
+
+def _jit_modules(src_dir: Path) -> Iterator[Path]:
+    """The engine's source files that hold `@njit(cache=True)` functions, in every room."""
+    for py in sorted(src_dir.rglob("*.py")):
+        if "__pycache__" in py.parts:
+            continue
+        text = py.read_text(encoding="utf-8", errors="replace")
+        if "cache" in text and _JIT.search(text):
+            yield py
 
 
 def cache_dirs(src_dir: Path) -> list[Path]:
-    """Where numba keeps index files for modules in `src_dir` (its locator order)."""
+    """Where numba keeps index files for modules in the folder `src_dir` (its locator order)."""
     custom = os.environ.get("NUMBA_CACHE_DIR")
     if custom:
         return [Path(p) for p in glob.glob(os.path.join(custom, src_dir.name + "_*"))]
@@ -45,31 +79,25 @@ def cache_is_warm(src_dir: Path | None = None) -> bool:
     finest that works.)"""
     src_dir = src_dir or engine_dir()
     try:
-        indexes = _index_files(src_dir)
-        for py in src_dir.glob("*.py"):
-            text = py.read_text(encoding="utf-8", errors="replace")
-            if "cache" not in text or not _JIT.search(text):
-                continue
+        for py in _jit_modules(src_dir):
             mtime = py.stat().st_mtime
-            if not any(_mtime(f) >= mtime for f in indexes.get(py.stem, [])):
+            if not any(_mtime(f) >= mtime for f in _index_files(py)):
                 return False
         return True
     except OSError:
         return False
 
 
-def _index_files(src_dir: Path) -> dict[str, list[Path]]:
-    """numba's index files for the modules of `src_dir`, by module name (from every cache
-    location: the same function may have an index in more than one)."""
-    found: dict[str, list[Path]] = {}
-    for d in cache_dirs(src_dir):
+def _index_files(py: Path) -> list[Path]:
+    """numba's index files for the module `py` (from every cache location: the same
+    function may have an index in more than one)."""
+    found: list[Path] = []
+    for d in cache_dirs(py.parent):
         try:
             names = os.listdir(d)
         except OSError:
             continue
-        for name in names:
-            if name.endswith(".nbi"):
-                found.setdefault(name.split(".", 1)[0], []).append(d / name)
+        found.extend(d / n for n in names if n.endswith(".nbi") and n.split(".", 1)[0] == py.stem)
     return found
 
 
@@ -89,9 +117,8 @@ def mark_warm(src_dir: Path | None = None) -> None:
     first moves with the fallback. Everything was just loaded or compiled from the current
     sources, so the indexes are as new as they are."""
     src_dir = src_dir or engine_dir()
-    indexes = _index_files(src_dir)
-    for py in src_dir.glob("*.py"):
-        for f in indexes.get(py.stem, []):
+    for py in _jit_modules(src_dir):
+        for f in _index_files(py):
             try:
                 os.utime(f)
             except OSError:

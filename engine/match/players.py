@@ -16,9 +16,12 @@ They end up in `PlayerSpec.limit_overrides`, which the match runner merges into 
 passes to that player, so one match can give two players different budgets.
 
 `parse_spec` validates without creating anything (cheap, runs in the parent process);
-`make_player` creates the player (runs in whatever process will play the games).
+`make_player` creates an in-process player (runs in whatever process will play the games).
+External brains are started by `gomoku.protocol.players.make_player`, which handles `brain:`
+and hands every other kind to this one: the engine never imports the protocol layer, and the
+match runner takes the factory it should use as a setting (`GameSettings.factory`).
 
-The error classes live here (not in protocol/) because the referee in `engine.arena`
+The error classes live here (not in protocol/) because the referee in `engine.match.arena`
 must tell a crash from a time forfeit without importing the protocol client.
 """
 from __future__ import annotations
@@ -30,10 +33,10 @@ import shlex
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 from gomoku.engine.limits import Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.rules import Rule
 
 
 # ----------------------------------------------------------------------------- errors
@@ -56,6 +59,13 @@ class PlayerTimeout(PlayerError):
 
 class PlayerStartError(PlayerError):
     """The player could not be started (missing executable, no OK to START, ...)."""
+
+
+class PlayerFactory(Protocol):
+    """What the match runner calls to turn a spec into a Player (in the process that plays)."""
+
+    def __call__(self, spec: PlayerSpec | str, *, tolerance: float = ..., start_timeout: float = ...,
+                 info: tuple[tuple[str, str], ...] = ..., win_length: int = ...) -> Player: ...
 
 
 class RandomPlayer:
@@ -263,8 +273,10 @@ def _make_mcts_player(spec: PlayerSpec, win_length: int = 5) -> Player:
 
 def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout: float = 10.0,
                 info: tuple[tuple[str, str], ...] = (), win_length: int = 5) -> Player:
-    """Create the player a spec describes. Raises SpecError for kinds not available yet and
-    PlayerStartError when an external brain cannot be started."""
+    """Create the in-process player a spec describes. Raises SpecError for kinds not available
+    yet, and for `brain:` (an external process: gomoku.protocol.players.make_player starts it).
+    `tolerance`, `start_timeout` and `info` are for external brains; accepted here so every
+    factory has one signature. `win_length` is the game's (4 only for MCTS players)."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
     if win_length != 5 and spec.kind in ("classical", "brain"):
@@ -285,8 +297,5 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
     if spec.kind in ("pure-mcts", "onnx"):
         return _make_mcts_player(spec, win_length)
     if spec.kind == "brain":
-        # protocol/ sits above engine/; import late so engine never needs it otherwise
-        from gomoku.protocol.client import BrainClient
-        return BrainClient(spec.arg or "", name=spec.name, tolerance=tolerance, start_timeout=start_timeout,
-                           info=info)
+        raise SpecError(f"{spec.text}: external brains are started by gomoku.protocol.players.make_player")
     raise SpecError(f"unknown player kind {spec.kind!r}")

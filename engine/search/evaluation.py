@@ -37,8 +37,8 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from .core import C_FIVE, C_WEAK, NUM_PAIRS
-from .patterns import B1, F5, NUM_PATTERNS
+from gomoku.engine.game.core import C_FIVE, C_WEAK, NUM_PAIRS
+from gomoku.engine.game.patterns import B1, F5, NUM_PATTERNS
 
 #: the entries of the tables the evaluation weighs: classes WEAK .. F4 (a cell of class NONE
 #: makes nothing; FIVE is decided before the evaluation is asked), line patterns B1 .. F4

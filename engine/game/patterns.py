@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rules import NUM_RULES, Rule
+from gomoku.engine.game.rules import NUM_RULES, Rule
 
 EMPTY, BLACK, WHITE, WALL = 0, 1, 2, 3
 

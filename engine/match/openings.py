@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from gomoku.engine.rules import Rule
+from gomoku.engine.game.rules import Rule
 
 Move = tuple[int, int]
 Opening = tuple[Move, ...]
@@ -83,7 +83,7 @@ def balanced_openings(width: int, height: Optional[int], rule: Rule) -> list[Ope
         raise OpeningError(f"balanced openings exist for {BALANCED_SIZE}x{BALANCED_SIZE} freestyle and "
                            f"standard only (here {width}x{height} {Rule(rule).label}): "
                            "use 'builtin', 'none' or a file")
-    return load_openings(Path(__file__).parent / "data" / name, width, height, "pos")
+    return load_openings(Path(__file__).resolve().parent.parent / "data" / name, width, height, "pos")
 
 
 def default_openings(width: int, height: Optional[int], rule: Rule) -> list[Opening]:
@@ -179,7 +179,7 @@ def to_pos_string(opening: Opening) -> str:
 def check_opening(opening: Opening, width: int, height: int, rule: Rule) -> None:
     """Raise OpeningError unless every stone is on the board, on an empty cell, no stone
     ends the game (five) and, under renju, black's stones are not fouls."""
-    from gomoku.engine.board import BLACK, Board, IllegalMove
+    from gomoku.engine.game.board import BLACK, Board, IllegalMove
 
     b = Board(width, height, rule)
     if all(0 <= x < 26 and y >= 0 for x, y in opening):

@@ -40,14 +40,16 @@ from typing import Hashable, NamedTuple, Optional
 import numpy as np
 from numba import njit
 
-from . import core, dfpn, evaluation, threats
-from .prefetch import prefetch_row
-from .core import BoardState, make_move, scan_span, undo_move
-from .threats import (C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, ThreatTable, is_foul,
+from gomoku.engine.game import core
+from gomoku.engine.search import dfpn, evaluation, threats
+from gomoku.engine.numba_cache import drop_stale_cache
+from gomoku.engine.search.prefetch import prefetch_row
+from gomoku.engine.game.core import BoardState, make_move, scan_span, undo_move
+from gomoku.engine.search.threats import (C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, ThreatTable, is_foul,
                       is_four_class, new_threat_table, tick, vcf)
 
-threats.drop_stale_cache(__file__, ("core.py", "patterns.py", "threats.py", "evaluation.py", "dfpn.py",
-                                    "prefetch.py"))
+drop_stale_cache(__file__, ("game.core", "game.patterns", "search.threats", "search.evaluation",
+                            "search.dfpn", "search.prefetch"))
 
 WIN = 30000
 WIN_MIN = 29000           # |score| above this is a proven result
@@ -1078,8 +1080,8 @@ def _finish(res: SearchResult, ctrl: np.ndarray, t0: float) -> SearchResult:
 
 def warm_up() -> None:
     """Compile/load the search for the argument types the agent uses (engine.warmup hook)."""
-    from .board import Board
-    from .rules import Rule
+    from gomoku.engine.game.board import Board
+    from gomoku.engine.game.rules import Rule
     for rule in Rule:
         b = Board(15, rule=rule)
         for mv in [(7, 7), (8, 8), (7, 8), (8, 7), (7, 9), (9, 9)]:

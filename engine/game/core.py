@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .patterns import (EMPTY, BLACK, WHITE, WALL, B2, F4, NUM_PATTERNS, PATTERN_NAMES,  # noqa: F401
+from gomoku.engine.game.patterns import (EMPTY, BLACK, WHITE, WALL, B2, F4, NUM_PATTERNS, PATTERN_NAMES,  # noqa: F401
                        pattern_tables)
 
 PAD = 5

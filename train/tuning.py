@@ -38,12 +38,12 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
-from .board import Board, IllegalMove
-from .core import C_F4, C_FIVE, C_WEAK, NUM_PAIRS, PAIR_COUNTS, PAIR_NAMES, PATTERN_COUNTS
-from .evaluation import WEIGHED_CLASSES, WEIGHED_PAIRS, WEIGHED_PATTERNS, EvalTables
-from .patterns import B1, F4, NUM_PATTERNS
-from .records import RESULT_BLACK, RESULT_DRAW, RESULT_WHITE, GameRecord
-from .rules import Rule, parse_rule
+from gomoku.engine.game.board import Board, IllegalMove
+from gomoku.engine.game.core import C_F4, C_FIVE, C_WEAK, NUM_PAIRS, PAIR_COUNTS, PAIR_NAMES, PATTERN_COUNTS
+from gomoku.engine.search.evaluation import WEIGHED_CLASSES, WEIGHED_PAIRS, WEIGHED_PATTERNS, EvalTables
+from gomoku.engine.game.patterns import B1, F4, NUM_PATTERNS
+from gomoku.engine.game.records import RESULT_BLACK, RESULT_DRAW, RESULT_WHITE, GameRecord
+from gomoku.engine.game.rules import Rule, parse_rule
 
 #: the entries the evaluation weighs (engine.evaluation says why these)
 CLASSES, PATTERNS, PAIRS = WEIGHED_CLASSES, WEIGHED_PATTERNS, WEIGHED_PAIRS

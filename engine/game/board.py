@@ -9,10 +9,10 @@ from typing import Iterable, Optional
 
 import numpy as np
 
-from . import core
-from .core import BoardState, PAD
-from .patterns import BLACK, EMPTY, WALL, WHITE
-from .rules import Rule
+from gomoku.engine.game import core
+from gomoku.engine.game.core import BoardState, PAD
+from gomoku.engine.game.patterns import BLACK, EMPTY, WALL, WHITE
+from gomoku.engine.game.rules import Rule
 
 __all__ = ["Board", "IllegalMove", "EMPTY", "BLACK", "WHITE", "WALL"]
 

@@ -39,8 +39,8 @@ from typing import NamedTuple, Optional
 import numpy as np
 from numba import njit
 
-from .core import BoardState, make_move, scan_span, undo_move
-from .threats import (C_NODES, MAXPLY, ThreatResult, _has_real_threat,
+from gomoku.engine.game.core import BoardState, make_move, scan_span, undo_move
+from gomoku.engine.search.threats import (C_NODES, MAXPLY, ThreatResult, _has_real_threat,
                       block_fives, find_class_cell, is_foul, is_four_class,
                       new_ctrl, tick)
 
@@ -355,6 +355,6 @@ def solve_vct(st: BoardState, node_limit: int = 0, ctrl: Optional[np.ndarray] = 
 def warm_up() -> None:
     """Compile/load the solver and its proof walk (engine.warmup hook): the root probe finds
     no win in the search's own warm-up position, so nothing else reaches them."""
-    from .board import Board
+    from gomoku.engine.game.board import Board
     b = Board.from_moves(15, [(7, 7), (0, 0), (8, 7), (0, 2), (7, 8), (0, 4), (8, 9), (14, 14)])
     solve_vct(b.state, node_limit=20_000)

@@ -26,37 +26,15 @@ Recursive njit functions are only ever called with int64 arguments (numba issue 
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from typing import Iterable, NamedTuple, Optional
+from typing import NamedTuple, Optional
 
 import numpy as np
 from numba import njit
 
-from .core import BoardState, is_forbidden_at, make_move as _make, scan_span, undo_move as _undo
+from gomoku.engine.numba_cache import drop_stale_cache
+from gomoku.engine.game.core import BoardState, is_forbidden_at, make_move as _make, scan_span, undo_move as _undo
 
-def drop_stale_cache(module_file: str, deps: Iterable[str]) -> int:
-    """Delete this module's numba cache files when a module it compiles in has changed.
-
-    Numba's cache checks only the module's own source stamp, yet a jitted caller embeds the
-    code of every jitted callee (here core.make_move, threats.vcf ...). After an edit to a
-    callee's module the caller would keep running the old callee. Installed copies never
-    trip this (their caches are newer than every source). Returns the files removed."""
-    src = Path(module_file)
-    cache = src.parent / "__pycache__"
-    try:
-        newest = max(os.stat(src.parent / d).st_mtime for d in deps)
-        removed = 0
-        for f in cache.glob(src.stem + ".*.nb[ic]"):
-            if f.stat().st_mtime < newest:
-                f.unlink()
-                removed += 1
-        return removed
-    except (OSError, ValueError):
-        return 0
-
-
-drop_stale_cache(__file__, ("core.py", "patterns.py"))
+drop_stale_cache(__file__, ("game.core", "game.patterns"))
 
 # ctrl slots (shared with search.py)
 C_STOP, C_NODES, C_NODE_LIMIT, C_PVLEN = 0, 1, 2, 3
@@ -510,7 +488,7 @@ def solve(st: BoardState, kind: str = "vcf", depth: int = 30, vcf_depth: int = 2
 
 def warm_up() -> None:
     """Compile/load both solvers (engine.warmup hook)."""
-    from .board import Board
+    from gomoku.engine.game.board import Board
     b = Board.from_moves(15, [(7, 7), (0, 0), (8, 7), (0, 2), (9, 7), (0, 4)])
     solve(b.state, "vcf")
     solve(b.state, "vct", depth=3)
