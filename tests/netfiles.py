@@ -75,3 +75,12 @@ def conv_net(path: str, players: int = 2, win_length: int = 5, rules=("freestyle
               helper.make_node("Flatten", ["g"], ["gf"]),
               helper.make_node("Gemm", ["gf", "wv", "bv"], ["value"], transB=1)]
     return _finish(nodes, inits, info, path)
+
+
+if __name__ == "__main__":
+    # python tests/netfiles.py OUT.onnx [SIZE [CHANNELS]]: a random conv net for `gomoku bench --net`
+    import sys
+    out = sys.argv[1]
+    size = int(sys.argv[2]) if len(sys.argv) > 2 else 8
+    chans = tuple(int(c) for c in sys.argv[3].split(",")) if len(sys.argv) > 3 else (32, 64, 128)
+    print(conv_net(out, sizes=(size,), channels=chans))
