@@ -18,20 +18,28 @@ def _moves(size: int, moves: list[tuple[int, int]]) -> list[int]:
     return [y * size + x for x, y in moves]
 
 
+def _timed_search(label: str, size: int, moves: list[tuple[int, int]], config, evaluator=None) -> str:
+    """One search from the position; its playouts/s as a line (and leaves per net call)."""
+    from gomoku.engine.mcts.search import MCTS
+    m = MCTS(size, size, config=config, evaluator=evaluator, seed=1)
+    m.sync(_moves(size, moves))
+    t0 = time.perf_counter()
+    r = m.search()
+    dt = time.perf_counter() - t0
+    line = f"mcts {label} {size}x{size}: {r.playouts:,} playouts in {dt * 1000:.0f} ms, {r.playouts / dt:,.0f} playouts/s"
+    if evaluator is not None:
+        line += f", {r.evals / max(r.batches, 1):.1f} leaves per batch"
+    return line
+
+
 def run_pure(playouts: int, say: Callable[[str], None]) -> None:
-    from gomoku.engine.mcts.search import MCTS, MCTSConfig
+    from gomoku.engine.mcts.search import MCTSConfig
     for size, moves in MCTS_POSITIONS:
-        m = MCTS(size, size, config=MCTSConfig.pure(playouts), seed=1)
-        m.sync(_moves(size, moves))
-        t0 = time.perf_counter()
-        r = m.search()
-        dt = time.perf_counter() - t0
-        say(f"mcts rollouts {size}x{size}: {r.playouts:,} playouts in {dt * 1000:.0f} ms, "
-            f"{r.playouts / dt:,.0f} playouts/s")
+        say(_timed_search("rollouts", size, moves, MCTSConfig.pure(playouts)))
 
 
 def run_net(path: str, playouts: int, threads: int, batch: int, say: Callable[[str], None]) -> None:
-    from gomoku.engine.mcts.search import MCTS, MCTSConfig
+    from gomoku.engine.mcts.search import MCTSConfig
     from gomoku.engine.net.evaluator import NetEvaluator
     net = NetEvaluator.load(path, threads=threads)
     c = len(net.info.planes)
@@ -49,13 +57,7 @@ def run_net(path: str, playouts: int, threads: int, batch: int, say: Callable[[s
                 n += b
             rates.append(f"batch {b} {n / (time.perf_counter() - t0):,.0f}")
         say(f"net {net.info.arch} {size}x{size} evals/s ({net.provider}, {threads} threads): " + ", ".join(rates))
-        m = MCTS(size, size, config=MCTSConfig(playouts=playouts, batch=batch), evaluator=net, seed=1)
-        m.sync(_moves(size, moves))
-        t0 = time.perf_counter()
-        r = m.search()
-        dt = time.perf_counter() - t0
-        say(f"mcts net {net.info.arch} {size}x{size}: {r.playouts:,} playouts in {dt * 1000:.0f} ms, "
-            f"{r.playouts / dt:,.0f} playouts/s, {r.evals / max(r.batches, 1):.1f} leaves per batch")
+        say(_timed_search(f"net {net.info.arch}", size, moves, MCTSConfig(playouts=playouts, batch=batch), net))
 
 
 def run(playouts: int, nets: tuple[str, ...], threads: int, batch: int,
