@@ -244,8 +244,9 @@ def parse_spec(text: str) -> PlayerSpec:
     raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, FILE.onnx or brain:CMD")
 
 
-def _make_mcts_player(spec: PlayerSpec, win_length: int = 5) -> Player:
-    """Rollout MCTS (`pure-mcts:N`) or a net with MCTS (`FILE.onnx`), both from engine.mcts."""
+def _make_mcts_player(spec: PlayerSpec, win_length: int = 5, players: int = 2) -> Player:
+    """Rollout MCTS (`pure-mcts:N`) or a net with MCTS (`FILE.onnx`), both from engine.mcts.
+    `players` is the game's seat count: a net must have been trained for it."""
     from gomoku.engine.mcts.player import MCTSPlayer
     from gomoku.engine.mcts.search import MCTSConfig
     o = spec.options
@@ -257,7 +258,8 @@ def _make_mcts_player(spec: PlayerSpec, win_length: int = 5) -> Player:
     seed = int(o.get("seed", 0))
     if spec.kind == "pure-mcts":
         cfg = MCTSConfig.pure(int(o.get("playouts", 1000)), **common)
-        return MCTSPlayer(cfg, None, name=spec.name, seed=seed, win_length=win_length, use_solver=False)
+        return MCTSPlayer(cfg, None, name=spec.name, seed=seed, win_length=win_length, players=players,
+                          use_solver=False)
     from gomoku.engine.net.evaluator import NetEvaluator
     from gomoku.engine.net.metadata import NetFormatError
     try:
@@ -266,19 +268,26 @@ def _make_mcts_player(spec: PlayerSpec, win_length: int = 5) -> Player:
         raise SpecError(str(exc)) from None
     if net.info.win_length != win_length:
         raise SpecError(f"{spec.arg}: trained for {net.info.win_length} in a row, the game is {win_length} in a row")
+    if net.info.players != players:
+        raise SpecError(f"{spec.arg}: a {net.info.players}-player net cannot play a {players}-player game")
     cfg = MCTSConfig(playouts=int(o.get("playouts", 800)), **common)
     return MCTSPlayer(cfg, net, name=spec.name, seed=seed, win_length=net.info.win_length,
                       players=net.info.players, use_solver=o.get("solver", "on") == "on")
 
 
 def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout: float = 10.0,
-                info: tuple[tuple[str, str], ...] = (), win_length: int = 5) -> Player:
+                info: tuple[tuple[str, str], ...] = (), win_length: int = 5, players: int = 2) -> Player:
     """Create the in-process player a spec describes. Raises SpecError for kinds not available
     yet, and for `brain:` (an external process: gomoku.protocol.players.make_player starts it).
     `tolerance`, `start_timeout` and `info` are for external brains; accepted here so every
-    factory has one signature. `win_length` is the game's (4 only for MCTS players)."""
+    factory has one signature. `win_length` is the game's (4 only for MCTS players); `players`
+    its seat count (other than 2 only for MCTS players and random: the classical engine and
+    the Piskvork protocol know two colours)."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
+    if players != 2 and spec.kind in ("classical", "brain"):
+        raise SpecError(f"{spec.name} plays two-player games only; use pure-mcts:N, random or a "
+                        f"{players}-player net for {players} players")
     if win_length != 5 and spec.kind in ("classical", "brain"):
         raise SpecError(f"{spec.name} plays five in a row only; use pure-mcts:N or a net for {win_length} in a row")
     if spec.kind == "random":
@@ -295,7 +304,7 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
                             nodes=int(o["nodes"]) if "nodes" in o else None,
                             name=spec.name)
     if spec.kind in ("pure-mcts", "onnx"):
-        return _make_mcts_player(spec, win_length)
+        return _make_mcts_player(spec, win_length, players)
     if spec.kind == "brain":
         raise SpecError(f"{spec.text}: external brains are started by gomoku.protocol.players.make_player")
     raise SpecError(f"unknown player kind {spec.kind!r}")
