@@ -151,6 +151,9 @@ class _View:
 @click.option("--playouts", type=click.IntRange(1), default=None, help="Playouts per move (MCTS players).")
 @click.option("--win", "win_length", type=click.IntRange(4, 5), default=5, show_default=True,
               help="Stones in a row that win; 4 only between MCTS players, nets and random.")
+@click.option("--players", "seat_count", type=click.IntRange(2, 4), default=2, show_default=True,
+              help="Seats at the board. 3: seed 004's protocol, every seating of 1 A vs 2 B and 2 A vs 1 B, "
+                   "win 3 / draw 1 / loss 0; -n a multiple of 6 (default 6), --size default 8.")
 @click.option("--tolerance", type=click.FloatRange(0), default=1.0, show_default=True,
               help="Seconds allowed over a time limit before a time forfeit.")
 @click.option("--start-timeout", type=click.FloatRange(0, min_open=True), default=10.0, show_default=True,
@@ -183,7 +186,7 @@ class _View:
 @click.option("--progress/--no-progress", default=None, help="Live view (default: when stdout is a terminal).")
 def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time: Optional[float],
           match_time: Optional[float], nodes: Optional[int], depth: Optional[int], playouts: Optional[int],
-          win_length: int,
+          win_length: int, seat_count: int,
           tolerance: float, start_timeout: float, openings: str, openings_format: str, random_order: bool,
           concurrency: int, draw_after: Optional[int], seed: Optional[int], sprt_text: Optional[str],
           sgf: Optional[Path], psq_dir: Optional[Path], json_path: Optional[Path], max_memory: int,
@@ -195,6 +198,12 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
     pure-mcts:N | FILE.onnx[:playouts=N,c_puct=C] | brain:COMMAND (a Piskvork brain).
     Each opening is played twice with colours swapped.
     """
+    if seat_count != 2:
+        _run_nplayer(players, seat_count, games, rule, size, turn_time, playouts, win_length, tolerance, seed,
+                     json_path, name_a, name_b, dict(match_time=match_time, nodes=nodes, depth=depth,
+                     sprt_text=sprt_text, sgf=sgf, psq_dir=psq_dir, openings=openings, random_order=random_order,
+                     draw_after=draw_after, brain_info=brain_info, max_memory=max_memory, concurrency=concurrency))
+        return
     # players and the SPRT's extra key=value words share the positional arguments
     sprt_tokens = [sprt_text] if sprt_text else []
     specs = []
@@ -303,3 +312,28 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
                 json_path.write_text(text + "\n")
             except OSError as exc:
                 raise click.ClickException(f"cannot write {json_path}: {exc.strerror or exc}") from None
+
+
+def _run_nplayer(specs: tuple[str, ...], seat_count: int, games: int, rule: str, size: str,
+                 turn_time: Optional[float], playouts: Optional[int], win_length: int, tolerance: float,
+                 seed: Optional[int], json_path: Optional[Path], name_a: Optional[str], name_b: Optional[str],
+                 values: dict[str, Any]) -> None:
+    """--players 3 (or 4): hand the options to tools.match_nplayer; options left at their
+    defaults take that protocol's own (one cycle of games, an 8x8 board)."""
+    from click.core import ParameterSource
+    from gomoku.tools import match_nplayer
+    ctx = click.get_current_context()
+    given = {k: ctx.get_parameter_source(k) not in (ParameterSource.DEFAULT, None) for k in values}
+    try:
+        rule_v = parse_rule(rule)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rule") from None
+    if ctx.get_parameter_source("size") == ParameterSource.DEFAULT:
+        width = height = match_nplayer.DEFAULT_SIDE
+    else:
+        width, height = _parse_size(size)
+    match_nplayer.run(list(specs), players=seat_count,
+                      games=None if ctx.get_parameter_source("games") == ParameterSource.DEFAULT else games,
+                      width=width, height=height, rule=rule_v, turn_time=turn_time, playouts=playouts,
+                      win_length=win_length, tolerance=tolerance, seed=seed, json_path=json_path, name_a=name_a,
+                      name_b=name_b, unsupported=given)
