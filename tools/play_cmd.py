@@ -484,13 +484,26 @@ def _loop(s: Session) -> None:
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
               help="Save here automatically when a game ends or you quit (.sgf or .psq).")
 @click.option("--name", "human_name", default="human", show_default=True, help="Your name in saved records.")
+@click.option("--players", "seat_count", type=click.IntRange(2, 4), default=2, show_default=True,
+              help="Seats at the board; 3 is seed 004's three-player Gobang (then --size defaults to 11, "
+                   "saves are JSON records).")
+@click.option("--seats", "seats_text", default=None, metavar="SPEC,SPEC,...",
+              help="With --players 3: who sits where, in turn order: human or a player spec (pure-mcts:N, "
+                   "FILE.onnx, random); default human,pure-mcts:2000,pure-mcts:2000.")
+@click.option("--win", "win_length", type=click.IntRange(4, 5), default=5, show_default=True,
+              help="With --players 3: stones in a row that win.")
 def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time: float, opponent: Optional[str],
-         hint_time: float, load_path: Optional[str], save_path: Optional[str], human_name: str) -> None:
+         hint_time: float, load_path: Optional[str], save_path: Optional[str], human_name: str,
+         seat_count: int, seats_text: Optional[str], win_length: int) -> None:
     """Play against the engine in the terminal.
 
     Type moves as h8 (column letter, row 1 at the top) or 7,7 (0-based x,y); the board shows
     both rulers. Commands: undo, hint, resign, new, save [FILE], help, quit.
     """
+    if seat_count != 2 or seats_text is not None or win_length != 5:
+        _play_nplayer(seat_count, size, rule_text, move_time, save_path, human_name, seats_text, win_length,
+                      colour, level, opponent, load_path)
+        return
     width, height = _parse_size(size)
     try:
         rule = parse_rule(rule_text)
@@ -540,3 +553,29 @@ def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time
             s.opponent.close()
         except Exception:  # noqa: BLE001 - closing must not turn a clean exit into a traceback
             pass
+
+
+def _play_nplayer(seat_count: int, size: str, rule_text: str, move_time: float, save_path: Optional[str],
+                  human_name: str, seats_text: Optional[str], win_length: int, *two_player_only: Any) -> None:
+    """--players 3 (or 4): hand over to tools.play_nplayer; options left at their defaults take
+    that game's own (an 11x11 board, engines limited by their playouts alone)."""
+    from click.core import ParameterSource
+    from gomoku.tools import play_nplayer
+    ctx = click.get_current_context()
+    if seat_count == 2:
+        raise click.UsageError("--seats and --win are for --players 3 or 4")
+    for name in ("colour", "level", "opponent", "load_path"):
+        if ctx.get_parameter_source(name) != ParameterSource.DEFAULT:
+            opt = {"colour": "--color", "load_path": "--load"}.get(name, "--" + name)
+            raise click.UsageError(f"{opt} is for two-player games; with --players {seat_count} use --seats")
+    width = height = None
+    if ctx.get_parameter_source("size") != ParameterSource.DEFAULT:
+        width, height = _parse_size(size)
+    try:
+        rule = parse_rule(rule_text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rule") from None
+    timed = ctx.get_parameter_source("move_time") != ParameterSource.DEFAULT
+    play_nplayer.run(players=seat_count, width=width, height=height, rule=rule, win_length=win_length,
+                     seats_text=seats_text, move_time=move_time if timed else None, save_path=save_path,
+                     human_name=human_name)

@@ -98,19 +98,26 @@ def board_columns(width: int) -> int:
 def render_board(board: Any, *, last_move: Optional[tuple[int, int]] = None,
                  hint: Optional[tuple[int, int]] = None,
                  forbidden: Iterable[tuple[int, int]] = (),
-                 compact: Optional[bool] = None) -> Text:
+                 compact: Optional[bool] = None,
+                 symbols: Optional[dict[int, tuple[str, str]]] = None) -> Text:
     """The board as rich Text (no trailing newline).
 
     `board` needs `width`, `height` and `cell(x, y)` (0 empty, 1 black, 2 white, 3 blocked);
     `last_move` defaults to `board.last_move` and is drawn as `[X]` (plus reverse video, so
     it shows without colours too); `forbidden` points are drawn as `!` (renju fouls for
-    black, computed by the caller), `hint` as `*`.
+    black, computed by the caller), `hint` as `*`. `symbols` maps stone values to (symbol,
+    style) for boards of more than two players (then 3 is a stone, not a blocked point).
     """
     width, height = int(board.width), int(board.height)
     if last_move is None:
         last_move = getattr(board, "last_move", None)
     compact = is_compact(height) if compact is None else compact
     forbidden = set(forbidden)
+    symbol, style = dict(SYMBOL), dict(STYLE)
+    if symbols:
+        for v, (sym, sty) in symbols.items():
+            symbol[v], style[v] = sym, sty
+    stones = set(symbols) if symbols else {BLACK, WHITE}
     out = Text(no_wrap=True, overflow="crop")
     if not compact:
         out.append(f"{'x':>{_MARGIN - 1}} ", style="dim")
@@ -124,16 +131,16 @@ def render_board(board: Any, *, last_move: Optional[tuple[int, int]] = None,
         out.append(f"{y + 1:>3}", style="bold")
         for x in range(width):
             v = int(board.cell(x, y))
-            if (x, y) == last_move and v in (BLACK, WHITE):
+            if (x, y) == last_move and v in stones:
                 out.append("[", style="bold yellow")
-                out.append(SYMBOL[v], style=f"{STYLE[v]} {LAST_STYLE}")
+                out.append(symbol[v], style=f"{style[v]} {LAST_STYLE}")
                 out.append("]", style="bold yellow")
             elif v == EMPTY and (x, y) == hint:
                 out.append(f" {HINT_SYMBOL} ", style=HINT_STYLE)
             elif v == EMPTY and (x, y) in forbidden:
                 out.append(f" {FORBIDDEN_SYMBOL} ", style=FORBIDDEN_STYLE)
             else:
-                out.append(f" {SYMBOL.get(v, '?')} ", style=STYLE.get(v, ""))
+                out.append(f" {symbol.get(v, '?')} ", style=style.get(v, ""))
         out.append(f" {y + 1}", style="bold")
     return out
 

@@ -1,0 +1,154 @@
+"""`gomoku play --players 3` driven through a pseudo-terminal: turn order, undo, save, a full
+board, and the one-line errors."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+
+GOMOKU = str(Path(sys.executable).parent / "gomoku")
+FIRST_PROMPT_TIMEOUT = 180     # a cold numba cache compiles the tree search on first use
+TIMEOUT = 60
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def spawn(*args: str, cwd: Path) -> pexpect.spawn:
+    env = dict(os.environ, COLUMNS="100", LINES="30")
+    return pexpect.spawn(GOMOKU, ["play", "--players", "3", *args], cwd=str(cwd), env=env, encoding="utf-8",
+                         dimensions=(30, 100), timeout=TIMEOUT)
+
+
+def clean(raw: str) -> str:
+    return " ".join(ANSI.sub("", raw or "").split())
+
+
+def wait(child: pexpect.spawn, prompt: str, timeout: float = TIMEOUT) -> str:
+    child.expect_exact(prompt, timeout=timeout)
+    return clean(child.before)
+
+
+def send(child: pexpect.spawn, line: str, prompt: str) -> str:
+    child.sendline(line)
+    return wait(child, prompt)
+
+
+def finish(child: pexpect.spawn) -> str:
+    child.expect(pexpect.EOF)
+    child.close()
+    out = clean(child.before)
+    assert child.exitstatus == 0, f"exit status {child.exitstatus}: {out[-300:]}"
+    assert "Traceback" not in out
+    return out
+
+
+SEAT2 = "Your move, seat 2 (O)>"
+
+
+def play_free(child: pexpect.spawn, prompt: str, candidates: list[str]) -> tuple[str, str]:
+    """Play the first candidate that is free; (move, screen up to the next prompt)."""
+    for mv in candidates:
+        out = send(child, mv, prompt)
+        if "is taken by" not in out:
+            return mv, out
+    raise AssertionError("no free candidate")
+
+
+def test_turn_order_after_undo_and_save(tmp_path):
+    # an engine at seat 1 moves first; the person sits at seat 2; seat 3 is another engine
+    child = spawn("--size", "6", "--win", "4", "--seats", "pure-mcts:40,human,pure-mcts:40", cwd=tmp_path)
+    out = wait(child, SEAT2, FIRST_PROMPT_TIMEOUT)
+    assert "Order: seat 1 X pure-mcts-40 -> >seat 2 O human (you)< -> seat 3 V pure-mcts-40-3" in out
+    assert "Move 2: seat 2 O human (your move)" in out
+    first_engine = re.search(r"seat 1 X pure-mcts-40 played ([a-f]\d)", out)
+    assert first_engine, out[-500:]
+
+    mine, out = play_free(child, SEAT2, ["a1", "f6", "a6"])
+    # seats 3 and 1 answered, in that order, and it is seat 2's turn again at move 5
+    assert "Move 5: seat 2 O human (your move)" in out
+    assert out.index("seat 3 V pure-mcts-40-3 played") < out.rindex("seat 1 X pure-mcts-40 played")
+
+    out = send(child, "undo", SEAT2)
+    assert re.search(rf"Took back {mine} \(\d,\d\), [a-f]\d \(\d,\d\), [a-f]\d \(\d,\d\)\. seat 2 O human to move",
+                     out), out[-400:]
+    assert "Move 2: seat 2 O human (your move)" in out
+    assert ">seat 2 O human (you)<" in out
+
+    _, out = play_free(child, SEAT2, ["b2", "e5", "b5"])
+    assert "Move 5: seat 2 O human (your move)" in out
+    assert out.index("seat 3 V pure-mcts-40-3 played") < out.rindex("seat 1 X pure-mcts-40 played")
+
+    out = send(child, "save out/game.json", SEAT2)
+    assert "Saved 4 moves to out/game.json" in out
+    assert "saved as JSON records" in send(child, "save g.sgf", SEAT2) and not (tmp_path / "g.sgf").exists()
+    child.sendline("quit")
+    finish(child)
+    rec = json.loads((tmp_path / "out" / "game.json").read_text())
+    assert rec["format"] == "gomoku-nplayer" and rec["players"] == 3 and rec["win_length"] == 4
+    assert [s["player"] for s in rec["seats"]] == ["pure-mcts:40", "human", "pure-mcts:40"]
+    assert [s["symbol"] for s in rec["seats"]] == ["X", "O", "V"]
+    assert len(rec["moves"]) == 4 and rec["result"] is None
+
+
+# 25 moves on 5x5 after which nobody has five (move i is seat i % 3's)
+DRAW_5X5 = ("0,2 0,4 4,4 1,4 3,4 0,1 2,4 3,2 1,3 4,1 1,2 2,3 0,0 2,1 1,0 1,1 2,2 4,3 4,2 0,3 3,0 3,1 2,0 "
+            "3,3 4,0").split()
+
+
+def test_three_people_fill_the_board_to_a_draw(tmp_path):
+    child = spawn("--size", "5", "--seats", "human,human,human", "--name", "p", "--save", "draw.json",
+                  cwd=tmp_path)
+    wait(child, "Your move, seat 1 (X)>", FIRST_PROMPT_TIMEOUT)
+    for i, mv in enumerate(DRAW_5X5[:-1]):
+        nxt = (i + 1) % 3
+        out = send(child, mv, f"Your move, seat {nxt + 1} ({'XOV'[nxt]})>")
+        assert f"Move {i + 2}: seat {nxt + 1}" in out
+    assert "is taken by seat 1 X p1" in send(child, "0,2", "Your move, seat 1 (X)>")
+    out = send(child, DRAW_5X5[-1], "game over>")
+    assert "Game over: Draw: the board is full." in out
+    assert "Auto-saved 25 moves to draw.json" in out
+    child.sendline("quit")
+    finish(child)
+    rec = json.loads((tmp_path / "draw.json").read_text())
+    assert rec["result"] == {"winner_seat": None, "reason": "full", "text": "Draw: the board is full."}
+    assert [s["name"] for s in rec["seats"]] == ["p1", "p2", "p3"]
+
+
+def test_a_win_is_announced_for_the_seat_that_made_it(tmp_path):
+    child = spawn("--size", "6", "--win", "4", "--seats", "human,human,human", cwd=tmp_path)
+    wait(child, "Your move, seat 1 (X)>", FIRST_PROMPT_TIMEOUT)
+    # seat 2 (O) makes four down column b while the others play elsewhere
+    moves = ["a1", "b1", "f1", "a3", "b2", "f3", "a5", "b3", "f5", "c6"]
+    prompts = [f"Your move, seat {(i + 1) % 3 + 1} ({'XOV'[(i + 1) % 3]})>" for i in range(len(moves))]
+    for mv, pr in zip(moves, prompts):
+        send(child, mv, pr)
+    out = send(child, "b4", "game over>")
+    assert "Game over: seat 2 O human2 wins with 4 in a row." in out
+    out = send(child, "undo", "Your move, seat 2 (O)>")      # the winning move is taken back
+    assert "Took back b4 (1,3). seat 2 O human2 to move" in out
+    child.sendline("quit")
+    finish(child)
+
+
+def run_play(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([GOMOKU, "play", *args], capture_output=True, text=True, timeout=120, cwd=str(cwd),
+                          input="")
+
+
+def test_bad_seats_and_boards_get_one_line(tmp_path):
+    p = run_play("--players", "3", "--seats", "human,classical,human", cwd=tmp_path)
+    assert p.returncode == 2 and "plays two-player games only" in p.stderr and "Traceback" not in p.stderr
+    p = run_play("--players", "3", "--seats", "human,human", cwd=tmp_path)
+    assert p.returncode == 2 and "2 seats given for 3 players" in p.stderr
+    p = run_play("--players", "3", "--rule", "renju", cwd=tmp_path)
+    assert p.returncode == 2 and "rule renju is for two players" in p.stderr
+    p = run_play("--players", "3", "--color", "white", cwd=tmp_path)
+    assert p.returncode == 2 and "--color is for two-player games" in p.stderr
+    p = run_play("--players", "3", "--seats", "human,human,human", "--save", "x.sgf", cwd=tmp_path)
+    assert p.returncode == 2 and "saved as JSON records" in p.stderr
+    p = run_play("--seats", "human,human", cwd=tmp_path)
+    assert p.returncode == 2 and "--seats and --win are for --players 3 or 4" in p.stderr
