@@ -140,3 +140,16 @@ def test_the_board_refuses_bad_moves_and_calls_a_full_board():
     assert b.is_full() and b.winner is None and b.game_over
     with pytest.raises(NBoardError, match="taken by seat 1"):
         b.play(0, 2)
+
+
+def test_mcts_player_plays_three_seats_without_the_two_player_solver():
+    """The VCF probes of MCTSPlayer read the two-player core's state, which an NBoard does not
+    have: for three players they must stay off even when the player asks for them."""
+    from gomoku.engine.mcts.player import MCTSPlayer
+    from gomoku.engine.mcts.search import MCTSConfig
+    p = MCTSPlayer(MCTSConfig.pure(200), None, players=3, win_length=4, use_solver=True)
+    # seat 1 (X, to move) has three in a row on row 0 and wins at 3,0; the others have gapped stones
+    b = NBoard.from_moves(8, 8, 3, 4, 0, [(0, 0), (0, 3), (0, 5), (1, 0), (2, 3), (2, 5), (2, 0), (4, 3), (4, 5)])
+    p.new_game(8, 8, b.rule)
+    res = p.play(b, Limit(playouts=200))
+    assert res.move == (3, 0) and "proof" not in res.info
