@@ -256,12 +256,13 @@ class NMatchSummary:
             pb = WIN_POINTS * l + DRAW_POINTS * d
             lines.append(f"...      {label}: {a} {pa} - {b} {pb}  ({a} {w} won, {l} lost, {d} drawn of {w + l + d})")
         lines.append("...      by seat (seat 1 moves first), wins - draws - losses of the seat:")
-        lines.append("         " + "".join(f"{'seat ' + str(s + 1):>14}" for s in range(self.players)))
+        lines.append("         " + "".join(f"{'seat ' + str(s + 1):>16}" for s in range(self.players)))
         seats = self.by_seat()
         for side, name in (("A", a), ("B", b)):
-            cells = "".join(f"{c['wins']:>4} - {c['draws']} - {c['losses']:<3}" for c in seats[side])
+            cells = "".join(f"{str(c['wins']) + ' - ' + str(c['draws']) + ' - ' + str(c['losses']):>16}"
+                            for c in seats[side])
             lines.append(f"         {cells}  {name}")
-        lines.append("         " + "".join(f"{str(c) + ' wins':>14}" for c in self.wins_by_seat()) + "  any side")
+        lines.append("         " + "".join(f"{str(c) + ' wins':>16}" for c in self.wins_by_seat()) + "  any side")
         return lines
 
     def to_json(self) -> dict[str, Any]:
