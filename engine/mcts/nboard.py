@@ -36,7 +36,9 @@ def check_game(width: int, height: int, players: int, win_length: int, rule: Rul
         raise NBoardError(f"win length must be 4 or 5, got {win_length}")
     if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
         raise NBoardError(f"board {width}x{height}: each side must be {MIN_SIDE}..{MAX_SIDE}")
-    if players != 2 and Rule(rule) not in NPLAYER_RULES:
+    if Rule(rule) not in NPLAYER_RULES:
+        if players == 2:   # the fouls are judged by engine.game.board.Board, not here
+            raise NBoardError(f"rule {Rule(rule).label}: two-player games with fouls use the two-player board")
         raise NBoardError(f"rule {Rule(rule).label} is for two players; {players} players play "
                           f"{', '.join(r.label for r in NPLAYER_RULES)}")
 
