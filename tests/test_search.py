@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from gomoku.engine.search import evaluation, threats
+from gomoku.engine.search import evaluation, ordering, pvs, tables, threats
 from gomoku.engine.agent import EnginePlayer, level_limit, quick_move, think, time_budget
 from gomoku.engine.game.board import BLACK, WHITE, Board
 from gomoku.engine.limits import Limit
@@ -275,7 +275,7 @@ def test_iterative_vct_probe_finds_the_short_attack():
     from gomoku.engine.search import alphabeta
     b = Board.from_moves(15, VCT_BLUNDER + [(9, 9)], rule=Rule.STANDARD)
     cx = alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20)
-    alphabeta.clear_ctx(cx)
+    tables.clear_ctx(cx)
     win, line = alphabeta._probe(b.state, cx, "vct", 1, 10, 20_000, 0)
     assert win and b.coords(line[0]) == (6, 8)
     for mv in [b.coords(i) for i in line]:   # the line is legal and ends in a five or a
@@ -330,17 +330,17 @@ def test_the_evaluation_weighs_classes_and_line_patterns():
         assert pair != 0                       # ... and the pattern pairs
         return cls + pat + pair
 
-    assert alphabeta.evaluate(st, cx) == expected(0)
+    assert pvs.evaluate(st, cx) == expected(0)
     b.play(3, 3)                               # white to move: the roles swap
-    assert alphabeta.evaluate(st, cx) == expected(1)
+    assert pvs.evaluate(st, cx) == expected(1)
 
 
 def test_tt_entry_packing_round_trips():
     from gomoku.engine.search import alphabeta
     for move, score, depth, flag in [(-1, 0, 0, 0), (0, -32000, 127, 2), (890, 32000, 1, 1),
                                      (4094, -29990, 64, 2), (123, 29987, 5, 0)]:
-        word = alphabeta._tt_pack(move, score, depth, flag)
-        assert tuple(int(v) for v in alphabeta._tt_unpack(word)) == (move, score, depth, flag)
+        word = tables._tt_pack(move, score, depth, flag)
+        assert tuple(int(v) for v in tables._tt_unpack(word)) == (move, score, depth, flag)
 
 
 def test_picking_moves_one_at_a_time_gives_the_stable_sort():
@@ -351,11 +351,11 @@ def test_picking_moves_one_at_a_time_gives_the_stable_sort():
         moves = np.arange(n, dtype=np.int32)
         mv, vl = moves.copy(), vals.copy()
         for t in range(n):
-            alphabeta.pick_move(mv, vl, t, n)
+            ordering.pick_move(mv, vl, t, n)
         order = sorted(range(n), key=lambda i: -vals[i])         # Python's sort is stable
         assert mv.tolist() == order and vl.tolist() == [vals[i] for i in order]
         mv2, vl2 = moves.copy(), vals.copy()
-        alphabeta.sort_moves(mv2, vl2, n)
+        ordering.sort_moves(mv2, vl2, n)
         assert mv2.tolist() == order
 
 
@@ -380,7 +380,7 @@ def test_checked_choice_skips_a_refuted_move():
     b = Board.from_moves(15, VCT_BLUNDER, rule=Rule.STANDARD)
     lose, hold = b.index(5, 3), b.index(9, 6)
     cx = alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20)
-    alphabeta.clear_ctx(cx)
+    tables.clear_ctx(cx)
     best = alphabeta.SearchResult(lose, 464, 9, 0, 0.0, [lose])
     ranked = np.array([lose, hold], dtype=np.int32)
     checked, refuted = set(), set()
@@ -397,7 +397,7 @@ def test_checked_choice_prefers_a_move_known_safe_when_out_of_time():
     b = Board.from_moves(15, VCT_BLUNDER, rule=Rule.STANDARD)
     lose, hold, other = b.index(5, 3), b.index(9, 6), b.index(1, 1)
     cx = alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20)
-    alphabeta.clear_ctx(cx)
+    tables.clear_ctx(cx)
     cx.ctrl[th.C_STOP] = 1                  # the clock has run out: nothing more is looked at
     best = alphabeta.SearchResult(lose, 464, 9, 0, 0.0, [lose])
     ranked = np.array([lose, other, hold], dtype=np.int32)
@@ -414,8 +414,8 @@ def _fresh_ctx(b: Board):
     search() prepares them)."""
     from gomoku.engine.search import evaluation, alphabeta
     cx = alphabeta.get_ctx(b.state.cells.shape[0], alphabeta.DEFAULT_TT_BYTES)
-    alphabeta.clear_ctx(cx)
-    alphabeta.set_weights(cx, evaluation.tables(int(b.rule)))
+    tables.clear_ctx(cx)
+    tables.set_weights(cx, evaluation.tables(int(b.rule)))
     return cx
 
 
@@ -423,7 +423,7 @@ def _run_pvs(b: Board, cx, depth: int, ply: int, alpha: int, beta: int) -> tuple
     """Score and node count of one pvs() call on `b` with the tables `cx`."""
     from gomoku.engine.search import alphabeta
     i64 = np.int64
-    v = alphabeta.pvs(b.state, cx, i64(depth), i64(ply), i64(alpha), i64(beta))
+    v = pvs.pvs(b.state, cx, i64(depth), i64(ply), i64(alpha), i64(beta))
     return int(v), int(cx.ctrl[threats.C_NODES])
 
 
@@ -434,18 +434,18 @@ def _pvs(b: Board, depth: int, ply: int, alpha: int, beta: int, stored=None) -> 
     st = b.state
     cx = _fresh_ctx(b)
     if stored is not None:
-        key = st.hashv[0] ^ alphabeta._SIDE[b.to_move - 1]
+        key = st.hashv[0] ^ tables._SIDE[b.to_move - 1]
         slot = int(key & np.uint64(cx.tt.shape[0] - 1))
         score, tdepth, flag = stored
         if score > alphabeta.WIN_MIN:
             score += ply          # a win is stored counted from the node, as pvs stores it
         cx.tt[slot, 0] = key
-        cx.tt[slot, 1] = alphabeta._tt_pack(np.int64(-1), np.int64(score), np.int64(tdepth), np.int64(flag))
+        cx.tt[slot, 1] = tables._tt_pack(np.int64(-1), np.int64(score), np.int64(tdepth), np.int64(flag))
     return _run_pvs(b, cx, depth, ply, alpha, beta)
 
 
 def test_open_three_to_move_wins_without_a_search():
-    from gomoku.engine.search.alphabeta import INF, MAXPLY, WIN, WIN_MIN
+    from gomoku.engine.search.tables import INF, MAXPLY, WIN, WIN_MIN
     # black to move with an open three, white with nothing: an open four next, so a win in three
     b = position([(5, 7), (6, 7), (7, 7)], [])
     assert _pvs(b, 6, 1, -INF, INF) == (WIN - 1 - 3, 1)
@@ -464,7 +464,7 @@ def _leaf_child(b: Board, depth: int, ply: int, cx=None) -> tuple[int, int]:
     """What the parent's leaf shortcut says about `b` as a child at `ply`, and its nodes."""
     from gomoku.engine.search import alphabeta
     cx = _fresh_ctx(b) if cx is None else cx
-    v = alphabeta._leaf_child(b.state, cx, np.int64(depth), np.int64(ply))
+    v = pvs._leaf_child(b.state, cx, np.int64(depth), np.int64(ply))
     return int(v), int(cx.ctrl[threats.C_NODES])
 
 
@@ -472,7 +472,8 @@ def _leaf_child(b: Board, depth: int, ply: int, cx=None) -> tuple[int, int]:
 def test_the_parents_leaf_shortcut_scores_as_pvs_does(rule):
     """pvs works a child with no depth left out in the parent (no call, no TT probe): it must
     give what the child's own pvs call gives, with one node counted, on every kind of leaf."""
-    from gomoku.engine.search.alphabeta import INF, MAXPLY, NOT_LEAF
+    from gomoku.engine.search.tables import INF, MAXPLY
+    from gomoku.engine.search.pvs import NOT_LEAF
     rng = np.random.default_rng(int(rule))
     seen = 0
     for _ in range(120):
@@ -501,7 +502,7 @@ def test_the_parents_leaf_shortcut_scores_as_pvs_does(rule):
 
 
 def test_leaf_shortcut_counts_the_node_and_stops_with_the_search():
-    from gomoku.engine.search.alphabeta import NOT_LEAF, WIN
+    from gomoku.engine.search.pvs import NOT_LEAF, WIN
     four = [(3, 7), (4, 7), (5, 7), (6, 7)]
     # black to move has a five to make: the shortcut scores the win at once
     assert _leaf_child(position(four, [], to_move=BLACK), 0, 3) == (WIN - 3, 1)
@@ -534,7 +535,7 @@ def test_prefetch_hint_changes_nothing():
 
 
 def test_a_proven_tt_score_cuts_at_any_depth():
-    from gomoku.engine.search.alphabeta import LOWER, WIN
+    from gomoku.engine.search.tables import LOWER, WIN
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
     # a win stored by a depth-1 search still answers a depth-8 question
     assert _pvs(b, 8, 2, 0, 1, stored=(WIN - 20, 1, LOWER)) == (WIN - 20, 1)
@@ -543,7 +544,7 @@ def test_a_proven_tt_score_cuts_at_any_depth():
 
 
 def test_a_tt_bound_refines_the_static_evaluation():
-    from gomoku.engine.search.alphabeta import LOWER, UPPER
+    from gomoku.engine.search.tables import LOWER, UPPER
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
     # the static evaluation (white to move, about +380) is too close to the window to prune:
     # searched
@@ -575,7 +576,7 @@ def test_root_probe_reaches_a_wandering_vct(monkeypatch):
 
 
 def test_a_node_clears_its_grandchildren_killers():
-    from gomoku.engine.search.alphabeta import INF
+    from gomoku.engine.search.tables import INF
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
     cx = _fresh_ctx(b)
     # killers left at ply 4 by another part of the tree; a depth-1 search from ply 2 never
@@ -586,7 +587,7 @@ def test_a_node_clears_its_grandchildren_killers():
 
 
 def test_a_pv_node_credits_its_best_quiet_move_in_the_history():
-    from gomoku.engine.search.alphabeta import INF
+    from gomoku.engine.search.tables import INF
     b = Board.from_moves(15, [(7, 7), (7, 8), (8, 8)])
     cx = _fresh_ctx(b)
     # a full window at depth 1: the best move raises alpha but cannot cut

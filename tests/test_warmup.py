@@ -5,10 +5,10 @@ import sys
 
 CHECK = """
 from gomoku.engine import warmup
-from gomoku.engine.search import alphabeta, threats, dfpn
+from gomoku.engine.search import dfpn, pvs, threats
 warmup.warm_up()
-missing = [f.__name__ for f in (alphabeta.root_search, alphabeta.root_moves,
-                                alphabeta.refutes_vcf, threats.vcf, threats.vct,
+missing = [f.__name__ for f in (pvs.root_search, pvs.root_moves,
+                                pvs.refutes_vcf, threats.vcf, threats.vct,
                                 dfpn.dfpn, dfpn.proof_line)
            if not f.signatures]
 print("missing:", ",".join(missing))
