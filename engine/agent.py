@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Hashable, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 import numpy as np
 from numba import njit
@@ -20,6 +20,10 @@ from gomoku.engine.game.core import BoardState
 from gomoku.engine.limits import UNLIMITED_MS, Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.numba_cache import drop_stale_cache
+
+if TYPE_CHECKING:
+    from gomoku.engine.search.alphabeta import Searcher
+    from gomoku.engine.search.evaluation import EvalTables
 
 drop_stale_cache(__file__, ("game.core", "game.patterns"))
 
@@ -91,7 +95,7 @@ def quick_move(board: Board) -> tuple[int, int]:
 
 
 def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
-          owner: Hashable = None) -> PlayResult:
+          searcher: Optional["Searcher"] = None) -> PlayResult:
     """Choose a move for the side to move without changing `board`.
 
     `limit.turn_time == 0` returns the static choice at once. Otherwise the classical search
@@ -99,8 +103,8 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     `limit.depth` iterations, `limit.nodes` nodes, the time budget (`time_budget`) or `stop`.
     info: depth, score (eval units from the mover's view, or 'win'/'loss' when proven),
     nodes, nps, pv (list of (x, y)), time (s), and 'proof' ('vcf'/'vct') for solver wins.
-    A timed search keeps the TT of `owner`'s last search (one owner per player; the brain is
-    one player and uses the default)."""
+    `searcher` is the search state of the player thinking (its tables, kept from one move to
+    the next by a timed search); without one the search gets fresh tables of its own."""
     if board.game_over:
         raise ValueError("the game is over")
     t0 = time.perf_counter()
@@ -108,15 +112,14 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     if budget is not None and budget <= 0:
         move = quick_move(board)
         return PlayResult(move, {"depth": 0, "nodes": 1, "time": time.perf_counter() - t0})
-    from gomoku.engine.search import alphabeta  # imported late: keeps `import agent` (and the brain's start) light
-
+    if searcher is None:
+        searcher = new_searcher()
     work = board.copy()
     # a search under a node or depth limit depends on its position alone; a timed one keeps
-    # the TT of `owner`'s previous search, as PentaZen and Rapfi keep theirs
+    # the TT of this player's previous search, as PentaZen and Rapfi keep theirs
     timed = limit.nodes is None and limit.depth is None
-    res = alphabeta.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, time_limit=budget,
-                         stop=stop, tt_bytes=_table_bytes(limit.max_memory), clear=not timed,
-                         owner=owner)
+    res = searcher.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, time_limit=budget,
+                          stop=stop, tt_bytes=_table_bytes(limit.max_memory), clear=not timed)
     if res.move < 0:
         move = quick_move(board)
         return PlayResult(move, {"depth": 0, "nodes": res.nodes, "time": time.perf_counter() - t0})
@@ -132,6 +135,39 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     if res.proven:
         info["proof"] = res.proven
     return PlayResult(board.coords(res.move), info)
+
+
+def new_searcher(tables: Optional[Mapping[int, "EvalTables"]] = None) -> "Searcher":
+    """Fresh search state for one player (`tables`: evaluation tables by rule id, the shipped
+    ones for the rest). The search modules are imported here, late: `import agent` and the
+    brain's start stay light."""
+    from gomoku.engine.search.alphabeta import Searcher
+    return Searcher(tables)
+
+
+class Thinker:
+    """One player's thinking with its state kept from move to move: the brain holds one, so its
+    timed searches keep their TT; `forget` drops it (the protocol's 'forget the hash table')."""
+
+    def __init__(self, tables: Optional[Mapping[int, "EvalTables"]] = None) -> None:
+        self._tables = tables
+        self._searcher: Optional["Searcher"] = None
+        self._lock = threading.Lock()
+
+    @property
+    def searcher(self) -> "Searcher":
+        with self._lock:
+            if self._searcher is None:
+                self._searcher = new_searcher(self._tables)
+            return self._searcher
+
+    def think(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
+        return think(board, limit, stop, searcher=self.searcher)
+
+    def forget(self) -> None:
+        with self._lock:
+            if self._searcher is not None:
+                self._searcher.release()
 
 
 #: Budget (s) when a Limit says nothing about time, nodes or depth.
@@ -211,16 +247,17 @@ class EnginePlayer:
     level: 1 static, 2..5 node budgets of 2k/20k/100k/400k nodes (same move every time for
     the same position, unless the game's time limit runs out first), None or 6+ full
     strength by the game's time limit.
-    depth / nodes: explicit caps, applied when the game's Limit has none."""
+    depth / nodes: explicit caps, applied when the game's Limit has none.
+    tables: evaluation tables by rule id (the shipped ones for the rules not named).
+    Each player has its own search state: two engines in one process never share a table."""
 
     def __init__(self, level: Optional[int] = None, depth: Optional[int] = None, nodes: Optional[int] = None,
-                 name: Optional[str] = None):
+                 name: Optional[str] = None, tables: Optional[Mapping[int, "EvalTables"]] = None):
         self.level = level
         self.depth = depth
         self.nodes = nodes
         self.name = name or ("classical" if level is None else f"classical:{level}")
-        self._tables = object()       # this player's search tables (two engines in a match
-                                      # must not read each other's TT)
+        self._thinker = Thinker(tables)
 
     def new_game(self, width: int, height: int, rule: Rule) -> None:
         pass
@@ -231,11 +268,10 @@ class EnginePlayer:
         if self.nodes is not None and limit.nodes is None:
             limit = Limit(**{**limit.__dict__, "nodes": self.nodes})
         limit = level_limit(self.level, limit)
-        return think(board, limit, owner=self._tables)
+        return self._thinker.think(board, limit)
 
     def close(self) -> None:
-        from gomoku.engine.search import alphabeta
-        alphabeta.release_ctx(self._tables)
+        self._thinker.forget()
 
 
 class NetThinker:
@@ -251,6 +287,7 @@ class NetThinker:
         from .net.evaluator import NetEvaluator
         self.net = NetEvaluator.load(net_path, threads=threads)
         self.player = MCTSPlayer(MCTSConfig(playouts=playouts), self.net, name="net")
+        self.classical = Thinker()     # the boards the net does not cover keep their TT too
 
     def covers(self, board: Board) -> bool:
         from .net.metadata import NetFormatError
@@ -265,7 +302,11 @@ class NetThinker:
 
     def __call__(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
         if not self.covers(board):
-            return think(board, limit, stop)
+            return self.classical.think(board, limit, stop)
         if limit.turn_time is not None and limit.turn_time <= 0:
             return PlayResult(quick_move(board), {"depth": 0, "nodes": 1})
         return self.player.play(board, limit, stop=stop)
+
+    def forget(self) -> None:
+        """Drop the classical search's tables (the protocol's 'forget the hash table')."""
+        self.classical.forget()

@@ -35,6 +35,7 @@ class EngineLoader:
         self.Board: Any = None
         self.IllegalMove: type[BaseException] = Exception
         self.think: Any = None
+        self._thinker: Any = None
         self.quick_move: Any = None
         self.Limit: Any = None
         self._warmup = warmup
@@ -70,10 +71,12 @@ class EngineLoader:
             b.is_forbidden(8, 8)
             self.board_ready.set()
             from gomoku.engine import agent
-            self.think = agent.think
+            self._thinker = agent.Thinker()     # the brain is one player: its search state
+            self.think = self._thinker.think
             if self.net_path:
                 try:
                     thinker = agent.NetThinker(self.net_path)
+                    self._thinker = thinker
                     self.think, self.searcher = thinker, thinker.searcher
                     print(f"net loaded: {self.net_path} ({thinker.net.info.summary()})")
                 except Exception as exc:  # noqa: BLE001 - a bad net must not cost the classical engine
@@ -107,9 +110,8 @@ class EngineLoader:
     def forget(self) -> None:
         """Drop what the search learnt (its TT, kept from one move to the next); nothing to do
         before the engine is loaded. A search running now keeps its tables to the end."""
-        if self.ready.is_set():
-            from gomoku.engine.search import alphabeta
-            alphabeta.release_ctx(None)
+        if self._thinker is not None:
+            self._thinker.forget()
 
     def acquire(self, timeout: float) -> bool:
         """Take the engine for a move (False after `timeout` seconds): the warm-up steps aside

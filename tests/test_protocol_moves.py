@@ -198,14 +198,15 @@ def test_yxhashclear_is_silent_and_the_brain_plays_on():
 
 
 def test_loader_forget_drops_the_brains_search_tables():
-    from gomoku.engine.search import alphabeta
     from gomoku.engine.game.board import Board
+    from gomoku.engine.limits import Limit
     from gomoku.protocol.engine_loader import EngineLoader
-    alphabeta.search(Board.from_moves(15, [(7, 7)]).state, max_depth=2)
-    assert any(k[2] is None for k in alphabeta._CTX_CACHE)
     loader = EngineLoader(warmup=False)
     loader.forget()                     # the engine is not loaded yet: nothing to drop
-    assert any(k[2] is None for k in alphabeta._CTX_CACHE)
-    loader.ready.set()
+    loader.start()
+    assert loader.wait(120)
+    loader.think(Board.from_moves(15, [(7, 7)]), Limit(depth=2))
+    searcher = loader._thinker.searcher
+    assert searcher.holds_tables
     loader.forget()
-    assert not any(k[2] is None for k in alphabeta._CTX_CACHE)
+    assert not searcher.holds_tables

@@ -274,9 +274,9 @@ VCT_BLUNDER = [(10, 6), (7, 6), (9, 7), (8, 8), (8, 7), (7, 7), (7, 8), (6, 6), 
 def test_iterative_vct_probe_finds_the_short_attack():
     from gomoku.engine.search import alphabeta
     b = Board.from_moves(15, VCT_BLUNDER + [(9, 9)], rule=Rule.STANDARD)
-    cx = alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20)
-    tables.clear_ctx(cx)
-    win, line = alphabeta._probe(b.state, cx, "vct", 1, 10, 20_000, 0)
+    s = alphabeta.Searcher()
+    cx = s.ctx(b.state.cells.shape[0], 1 << 20)
+    win, line = alphabeta._probe(b.state, cx, s.dfpn_table(), "vct", 1, 10, 20_000, 0)
     assert win and b.coords(line[0]) == (6, 8)
     for mv in [b.coords(i) for i in line]:   # the line is legal and ends in a five or a
         b.play(*mv)                           # four the defender cannot stop
@@ -289,8 +289,9 @@ def test_search_uses_the_rules_evaluation_tables():
                       (Rule.FREESTYLE, evaluation.FREESTYLE_OWN_WEIGHTS), (Rule.RENJU, evaluation.OWN_WEIGHTS),
                       (Rule.STANDARD, evaluation.STANDARD_OWN_WEIGHTS)]:
         b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8)], rule=rule)
-        alphabeta.search(b.state, max_depth=2, tt_bytes=1 << 20)
-        assert (alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20).wown[:11] == own).all()
+        s = alphabeta.Searcher()
+        s.search(b.state, max_depth=2, tt_bytes=1 << 20)
+        assert (s.ctx(b.state.cells.shape[0], 1 << 20).wown[:11] == own).all()
 
 
 def test_search_uses_the_rules_pattern_and_pair_tables():
@@ -301,8 +302,9 @@ def test_search_uses_the_rules_pattern_and_pair_tables():
             (Rule.RENJU, np.zeros(11), np.zeros(NUM_PAIRS)),
             (Rule.STANDARD, evaluation.STANDARD_PATTERN_OWN, evaluation.STANDARD_PAIR_OPP)]:
         b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8)], rule=rule)
-        alphabeta.search(b.state, max_depth=2, tt_bytes=1 << 20)
-        cx = alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20)
+        s = alphabeta.Searcher()
+        s.search(b.state, max_depth=2, tt_bytes=1 << 20)
+        cx = s.ctx(b.state.cells.shape[0], 1 << 20)
         assert (cx.wown[PATTERN_COUNTS:PAIR_COUNTS] == pown).all()
         assert (cx.wopp[PAIR_COUNTS:] == popp).all()
 
@@ -310,7 +312,7 @@ def test_search_uses_the_rules_pattern_and_pair_tables():
 def test_the_evaluation_weighs_classes_and_line_patterns():
     """evaluate() is the tables' weighted count of the empty cells' classes and line
     patterns, the side to move's weighed by OWN, the other side's subtracted by OPP."""
-    from gomoku.engine.search import evaluation, alphabeta
+    from gomoku.engine.search import evaluation
     from gomoku.engine.game.core import NUM_PAIRS, PAIR_COUNTS, PATTERN_COUNTS
     # black to move: an open two on row 7 for black, white's two diagonal stones
     b = Board.from_moves(15, [(7, 7), (8, 8), (8, 7), (9, 9)])
@@ -336,7 +338,6 @@ def test_the_evaluation_weighs_classes_and_line_patterns():
 
 
 def test_tt_entry_packing_round_trips():
-    from gomoku.engine.search import alphabeta
     for move, score, depth, flag in [(-1, 0, 0, 0), (0, -32000, 127, 2), (890, 32000, 1, 1),
                                      (4094, -29990, 64, 2), (123, 29987, 5, 0)]:
         word = tables._tt_pack(move, score, depth, flag)
@@ -344,7 +345,6 @@ def test_tt_entry_packing_round_trips():
 
 
 def test_picking_moves_one_at_a_time_gives_the_stable_sort():
-    from gomoku.engine.search import alphabeta
     rng = np.random.default_rng(4)
     for n in (0, 1, 2, 7, 60):
         vals = rng.integers(-3, 4, size=n).astype(np.int32)       # many ties
@@ -379,16 +379,16 @@ def test_checked_choice_skips_a_refuted_move():
     from gomoku.engine.search import alphabeta
     b = Board.from_moves(15, VCT_BLUNDER, rule=Rule.STANDARD)
     lose, hold = b.index(5, 3), b.index(9, 6)
-    cx = alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20)
-    tables.clear_ctx(cx)
+    s = alphabeta.Searcher()
+    cx, dtab = s.ctx(b.state.cells.shape[0], 1 << 20), s.dfpn_table()
     best = alphabeta.SearchResult(lose, 464, 9, 0, 0.0, [lose])
     ranked = np.array([lose, hold], dtype=np.int32)
     checked, refuted = set(), set()
-    got = alphabeta._checked_choice(b.state, cx, best, ranked, checked, refuted, 0, 200_000)
+    got = alphabeta._checked_choice(b.state, cx, dtab, best, ranked, checked, refuted, 0, 200_000)
     assert got.move == hold and refuted == {lose} and checked == {lose, hold}
     # a move already known to be safe is taken without another look
-    again = alphabeta._checked_choice(b.state, cx, alphabeta.SearchResult(hold, 0, 9, 0, 0.0, [hold]),
-                                   ranked, checked, refuted, 0, 200_000)
+    again = alphabeta._checked_choice(b.state, cx, dtab, alphabeta.SearchResult(hold, 0, 9, 0, 0.0, [hold]),
+                                      ranked, checked, refuted, 0, 200_000)
     assert again.move == hold and b.move_count == len(VCT_BLUNDER)
 
 
@@ -396,15 +396,15 @@ def test_checked_choice_prefers_a_move_known_safe_when_out_of_time():
     from gomoku.engine.search import alphabeta, threats as th
     b = Board.from_moves(15, VCT_BLUNDER, rule=Rule.STANDARD)
     lose, hold, other = b.index(5, 3), b.index(9, 6), b.index(1, 1)
-    cx = alphabeta.get_ctx(b.state.cells.shape[0], 1 << 20)
-    tables.clear_ctx(cx)
+    s = alphabeta.Searcher()
+    cx, dtab = s.ctx(b.state.cells.shape[0], 1 << 20), s.dfpn_table()
     cx.ctrl[th.C_STOP] = 1                  # the clock has run out: nothing more is looked at
     best = alphabeta.SearchResult(lose, 464, 9, 0, 0.0, [lose])
     ranked = np.array([lose, other, hold], dtype=np.int32)
-    got = alphabeta._checked_choice(b.state, cx, best, ranked, {hold}, set(), 0, 200_000)
+    got = alphabeta._checked_choice(b.state, cx, dtab, best, ranked, {hold}, set(), 0, 200_000)
     assert got.move == hold
     # nothing known safe: the search's own move stays
-    got = alphabeta._checked_choice(b.state, cx, best, ranked, set(), set(), 0, 200_000)
+    got = alphabeta._checked_choice(b.state, cx, dtab, best, ranked, set(), set(), 0, 200_000)
     assert got.move == lose
     cx.ctrl[th.C_STOP] = 0
 
@@ -412,16 +412,14 @@ def test_checked_choice_prefers_a_move_known_safe_when_out_of_time():
 def _fresh_ctx(b: Board):
     """The search tables pvs() uses for `b`, cleared, with the rule's evaluation weights (as
     search() prepares them)."""
-    from gomoku.engine.search import evaluation, alphabeta
-    cx = alphabeta.get_ctx(b.state.cells.shape[0], alphabeta.DEFAULT_TT_BYTES)
-    tables.clear_ctx(cx)
+    from gomoku.engine.search import evaluation
+    cx = tables.new_ctx(b.state.cells.shape[0], tables.DEFAULT_TT_BYTES)
     tables.set_weights(cx, evaluation.tables(int(b.rule)))
     return cx
 
 
 def _run_pvs(b: Board, cx, depth: int, ply: int, alpha: int, beta: int) -> tuple[int, int]:
     """Score and node count of one pvs() call on `b` with the tables `cx`."""
-    from gomoku.engine.search import alphabeta
     i64 = np.int64
     v = pvs.pvs(b.state, cx, i64(depth), i64(ply), i64(alpha), i64(beta))
     return int(v), int(cx.ctrl[threats.C_NODES])
@@ -462,7 +460,6 @@ def test_open_three_to_move_wins_without_a_search():
 
 def _leaf_child(b: Board, depth: int, ply: int, cx=None) -> tuple[int, int]:
     """What the parent's leaf shortcut says about `b` as a child at `ply`, and its nodes."""
-    from gomoku.engine.search import alphabeta
     cx = _fresh_ctx(b) if cx is None else cx
     v = pvs._leaf_child(b.state, cx, np.int64(depth), np.int64(ply))
     return int(v), int(cx.ctrl[threats.C_NODES])
@@ -601,41 +598,45 @@ def test_a_kept_tt_serves_its_owners_next_search_under_the_same_rule():
     from gomoku.engine.search import alphabeta
     moves = [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (7, 6)]
     b = Board.from_moves(15, moves)
-    fresh = alphabeta.search(b.state, max_depth=7)
-    kept = alphabeta.search(b.state, max_depth=7, clear=False)
+    mine = alphabeta.Searcher()
+    fresh = mine.search(b.state, max_depth=7)
+    kept = mine.search(b.state, max_depth=7, clear=False)
     assert kept.nodes < fresh.nodes / 2          # the last search's entries answer most nodes
-    # another owner's tables start empty: the search is the fresh one, node for node
-    other = alphabeta.search(b.state, max_depth=7, clear=False, owner="another player")
-    assert (other.nodes, other.move, other.score) == (fresh.nodes, fresh.move, fresh.score)
-    alphabeta.release_ctx("another player")
-    assert all(k[2] != "another player" for k in alphabeta._CTX_CACHE)
+    # another player's tables start empty: the search is the fresh one, node for node
+    other = alphabeta.Searcher()
+    again = other.search(b.state, max_depth=7, clear=False)
+    assert (again.nodes, again.move, again.score) == (fresh.nodes, fresh.move, fresh.score)
+    other.release()
+    assert not other.holds_tables and mine.holds_tables
     # the same stones under another rule: a TT filled under freestyle is not used
     s = Board.from_moves(15, moves, rule=Rule.STANDARD)
-    assert alphabeta.search(s.state, max_depth=7, clear=False).nodes == alphabeta.search(s.state, max_depth=7).nodes
+    assert mine.search(s.state, max_depth=7, clear=False).nodes == alphabeta.search(s.state, max_depth=7).nodes
 
 
 def test_think_keeps_the_tt_only_for_timed_searches(monkeypatch):
     from gomoku.engine.search import alphabeta
     seen = []
-    real = alphabeta.search
+    real = alphabeta.Searcher.search
 
-    def spy(*args, **kw):
-        seen.append((kw["clear"], kw["owner"]))
-        return real(*args, **kw)
+    def spy(self, *args, **kw):
+        seen.append((kw["clear"], self))
+        return real(self, *args, **kw)
 
-    monkeypatch.setattr(alphabeta, "search", spy)
+    monkeypatch.setattr(alphabeta.Searcher, "search", spy)
     b = Board.from_moves(15, [(7, 7), (8, 8)])
     think(b, Limit(turn_time=0.05))
     think(b, Limit(turn_time=5, nodes=2000))
     think(b, Limit(turn_time=5, depth=2))
-    assert seen == [(False, None), (True, None), (True, None)]
-    # each classical player searches with tables of its own, dropped when it closes
+    assert [c for c, _ in seen] == [False, True, True]
+    # each classical player searches with tables of its own, kept between its moves and
+    # dropped when it closes
     a, c = EnginePlayer(), EnginePlayer()
     a.play(b, Limit(turn_time=0.05))
     c.play(b, Limit(turn_time=0.05))
-    assert seen[-2][1] is not None and seen[-1][1] is not None and seen[-2][1] is not seen[-1][1]
-    owners = {k[2] for k in alphabeta._CTX_CACHE}
-    assert seen[-2][1] in owners and seen[-1][1] in owners
+    a.play(b, Limit(turn_time=0.05))
+    sa, sc = seen[-3][1], seen[-2][1]
+    assert sa is not sc and seen[-1][1] is sa
+    assert sa.holds_tables and sc.holds_tables
     a.close()
     c.close()
-    assert not ({k[2] for k in alphabeta._CTX_CACHE} & {seen[-2][1], seen[-1][1]})
+    assert not sa.holds_tables and not sc.holds_tables

@@ -96,13 +96,16 @@ def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, net
     # the whole engine, not only the search: on a cold numba cache the root probes' df-pn
     # would otherwise compile inside the first position's timing
     warm_up()
+    searcher = alphabeta.Searcher()     # one player's tables, cleared by every search (clear=True)
     counts: list[int] = []
     total_nodes = 0
     total_time = 0.0
     for k, (rule_name, w, h, moves) in enumerate(BENCH_POSITIONS, 1):
         b = Board.from_moves(w, moves, rule=parse_rule(rule_name), height=h)
+        searcher.ctx(b.state.cells.shape[0])   # made (for a new size) outside the timing
+        searcher.dfpn_table()
         t0 = time.perf_counter()
-        res = alphabeta.search(b.state, max_depth=depth)
+        res = searcher.search(b.state, max_depth=depth)
         dt = time.perf_counter() - t0
         counts.append(res.nodes)
         total_nodes += res.nodes

@@ -40,7 +40,7 @@ def _next_group(groups) -> int:
 @click.command()
 @click.argument("games", nargs=-1, metavar="[GAMES]...")
 @click.option("--scores", "score_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="Positions labelled by a teacher engine (format: engine.tuning.load_scored; "
+              help="Positions labelled by a teacher engine (format: gomoku.train.tuning.load_scored; "
                    "repeatable), instead of or besides GAMES.")
 @click.option("--min-ply", type=click.IntRange(min=0), default=6, show_default=True,
               help="Skip the first N plies of each game (opening moves say little about the weights).")
@@ -59,11 +59,14 @@ def _next_group(groups) -> int:
               help="Fit the line-pattern and pattern-pair tables too, or the class tables alone "
                    "(the pattern and pair tables then stay as they are: all zero for the rules "
                    "that have none).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Also write the fitted tables to this file (JSON), for a player spec's "
+                   "tables= option: `gomoku match classical:tables=FILE classical` is the A/B.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar over games (default: when stderr is a terminal).")
 def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rule_text: Optional[str],
          l2: float, holdout: float, seed: int, scale: Optional[float], patterns: bool,
-         progress: Optional[bool]) -> None:
+         out_path: Optional[str], progress: Optional[bool]) -> None:
     """Fit the evaluation weights (class, line-pattern and pattern-pair tables, OWN/OPP each) to the results
     of GAMES (.sgf, .psq) or to the teacher's scores in --scores files.
 
@@ -72,7 +75,8 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     evaluation is fitted to those labels. A --scores position is labelled with the
     teacher's win probability instead (--min-ply does not apply: the file chose them).
     Prints the error of the current tables, the error of the fit on the training and
-    held-out games, and the fitted tables ready to paste into engine/evaluation.py.
+    held-out games, and the fitted tables ready to paste into engine/search/evaluation.py
+    (or, with --out, a tables file a player spec can name).
     """
     import numpy as np
     from rich.console import Console
@@ -91,6 +95,8 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
 
     if not games and not score_files:
         raise click.UsageError("give GAMES or --scores FILE")
+    if out_path and rule is None and not score_files:
+        raise click.UsageError("--out needs a rule: give --rule (a tables file holds one rule's tables)")
     Xs, ys, gis = [], [], []
     for path in score_files:
         try:
@@ -157,6 +163,12 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     click.echo(f"current tables: K={k_now:.1f}  {errors(now, k_now)}")
     click.echo(f"fitted tables:  K={k_out:.1f}  {errors(fitted, k_out)}  (own best K={k_fit:.1f})")
     fitted_on = f"the {g_train} training games" if test.any() else f"all {g_train} games"
-    click.echo(f"# fitted on {fitted_on}; paste into engine/evaluation.py:")
+    click.echo(f"# fitted on {fitted_on}; paste into engine/search/evaluation.py:")
     for name, table in zip(TABLE_NAMES, fitted):
         click.echo(tuning.table_line(name, table))
+    if out_path:
+        try:
+            evaluation.save_tables(out_path, {int(rule): fitted})
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {out_path}: {exc.strerror or exc}") from None
+        click.echo(f"# written to {out_path} ({rule.label}); play it with classical:tables={out_path}")

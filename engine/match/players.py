@@ -6,6 +6,7 @@ name opponents the same way::
     random[:seed=N]                       uniform random legal moves (a floor to measure from)
     classical[:LEVEL]                     the alpha-beta engine at a level
     classical:depth=N | classical:nodes=N [,level=L]
+    classical:tables=FILE                 ... with the evaluation tables of FILE (`gomoku tune --out`)
     pure-mcts:N | pure-mcts:playouts=N[,c_puct=C]      rollout MCTS        (later issue)
     PATH.onnx[:playouts=N,c_puct=C,...]                neural MCTS         (later issue)
     brain:COMMAND                         an external Piskvork brain (COMMAND is split like a shell)
@@ -97,7 +98,7 @@ class RandomPlayer:
 _LIMIT_KEYS = {"time": float, "nodes": int, "depth": int, "playouts": int}
 _KIND_KEYS = {
     "random": {"seed", "name"},
-    "classical": {"level", "depth", "nodes", "time", "name"},
+    "classical": {"level", "depth", "nodes", "time", "name", "tables"},
     "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed", "select", "radius"},
     "onnx": {"playouts", "c_puct", "time", "nodes", "name", "temperature", "batch", "seed", "select", "radius",
              "threads", "fpu", "solver"},
@@ -239,9 +240,22 @@ def parse_spec(text: str) -> PlayerSpec:
                 parts.append(f"d{opts['depth']}")
             if "nodes" in opts:
                 parts.append(f"n{opts['nodes']}")
+            if "tables" in opts:
+                parts.append(Path(opts["tables"]).stem)
             name = "-".join(parts)
+        if "tables" in opts:
+            _load_tables(opts["tables"], raw)      # a bad file fails here, once, in the parent
         return PlayerSpec("classical", raw, name, options=opts)
     raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, FILE.onnx or brain:CMD")
+
+
+def _load_tables(path: str, text: str) -> dict:
+    """A spec's evaluation tables file, or SpecError with the reason in one line."""
+    from gomoku.engine.search.evaluation import load_tables
+    try:
+        return load_tables(Path(path).expanduser())
+    except ValueError as exc:
+        raise SpecError(f"player spec {text!r}: {exc}") from None
 
 
 def _make_mcts_player(spec: PlayerSpec, win_length: int = 5, players: int = 2) -> Player:
@@ -302,7 +316,8 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
         return EnginePlayer(level=int(o["level"]) if "level" in o else None,
                             depth=int(o["depth"]) if "depth" in o else None,
                             nodes=int(o["nodes"]) if "nodes" in o else None,
-                            name=spec.name)
+                            name=spec.name,
+                            tables=_load_tables(o["tables"], spec.text) if "tables" in o else None)
     if spec.kind in ("pure-mcts", "onnx"):
         return _make_mcts_player(spec, win_length, players)
     if spec.kind == "brain":

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Hashable, Optional
+from typing import Any, Mapping, Optional
 
 import numpy as np
 
@@ -77,46 +77,6 @@ class _Watcher:
             self.thread.join()
 
 
-_CTX_CACHE: dict[tuple[int, int, Hashable], SearchCtx] = {}
-#: search tables kept at once (a TT is 32 MiB by default)
-MAX_CONTEXTS = 4
-_CTX_LOCK = threading.Lock()
-
-
-def get_ctx(n_cells: int, tt_bytes: int, owner: Hashable = None) -> SearchCtx:
-    """The search tables of `owner` (one per player in a process: a timed search keeps its
-    TT for the player's next move, which another player must not read) for boards of
-    `n_cells`; an owner's tables of another size are dropped, and at most MAX_CONTEXTS are
-    kept (the least recently used goes)."""
-    key = (n_cells, tt_bytes, owner)
-    with _CTX_LOCK:
-        cx = _CTX_CACHE.pop(key, None)
-        if cx is None:
-            _drop_owner(owner)
-            while len(_CTX_CACHE) >= MAX_CONTEXTS:
-                _drop_ctx(next(iter(_CTX_CACHE)))
-            cx = new_ctx(n_cells, tt_bytes)
-        _CTX_CACHE[key] = cx          # (re)inserted last: the most recently used
-    return cx
-
-
-def release_ctx(owner: Hashable) -> None:
-    """Drop the tables of `owner` (a player that is done)."""
-    with _CTX_LOCK:
-        _drop_owner(owner)
-
-
-def _drop_owner(owner: Hashable) -> None:
-    """Forget every set of tables of `owner` (caller holds _CTX_LOCK)."""
-    for k in [k for k in _CTX_CACHE if k[2] == owner]:
-        _drop_ctx(k)
-
-
-def _drop_ctx(key: tuple[int, int, Hashable]) -> None:
-    """Forget one set of tables and the rule it was filled under (caller holds _CTX_LOCK)."""
-    _CTX_RULE.pop(id(_CTX_CACHE.pop(key)), None)
-
-
 #: proof-number table of the root's VCT probes and move checks (2^18 entries of 24 bytes)
 DFPN_TABLE_LOG2 = 18
 #: the root's own threat probe: "dfpn" (engine.dfpn) or "vct" (depth-first, engine.threats)
@@ -142,23 +102,23 @@ VERIFY_SCALE = 2.0
 PROBE_REACH = 5
 
 
-def _opponent_wins_after(st: BoardState, cx: SearchCtx, move: int, me: int, budget: int,
+def _opponent_wins_after(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, move: int, me: int, budget: int,
                          node_cap: int) -> bool:
     """Does the opponent win by continuous threats once we play `move`? (df-pn, `budget`
     nodes; out of budget or time counts as no.)"""
     make_move(st, np.int64(move))
     try:
-        lost, _ = _probe(st, cx, "dfpn", 1 - me, 0, budget, node_cap)
+        lost, _ = _probe(st, cx, dtab, "dfpn", 1 - me, 0, budget, node_cap)
     finally:
         undo_move(st)
     return lost
 
 
-def _look(st: BoardState, cx: SearchCtx, move: int, me: int, budget: int, node_cap: int,
+def _look(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, move: int, me: int, budget: int, node_cap: int,
           checked: set[int], refuted: set[int]) -> Optional[bool]:
     """Check `move` and record it: True refuted, False safe (no VCT within the budget), None
     when the clock or the stop event ended the look first (the move stays unchecked)."""
-    if _opponent_wins_after(st, cx, move, me, budget, node_cap):
+    if _opponent_wins_after(st, cx, dtab, move, me, budget, node_cap):
         checked.add(move)
         refuted.add(move)
         return True
@@ -173,18 +133,7 @@ def _with_move(best: SearchResult, move: int) -> SearchResult:
     return replace(best, move=move, pv=[move])
 
 
-_DFPN_TABLES: list[dfpn.DfpnTable] = []
-
-
-def _dfpn_table() -> dfpn.DfpnTable:
-    """The proof-number table the root probes share (made on first use)."""
-    with _CTX_LOCK:
-        if not _DFPN_TABLES:
-            _DFPN_TABLES.append(dfpn.new_dfpn_table(DFPN_TABLE_LOG2))
-        return _DFPN_TABLES[0]
-
-
-def _probe(st: BoardState, cx: SearchCtx, kind: str, side: int, depth: int, budget: int,
+def _probe(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, kind: str, side: int, depth: int, budget: int,
            node_cap: int) -> tuple[bool, list[int]]:
     """Threat probe for colour index `side` to move, with its own node budget; the global stop
     (clock, stop event, overall node cap) still applies."""
@@ -204,7 +153,7 @@ def _probe(st: BoardState, cx: SearchCtx, kind: str, side: int, depth: int, budg
     if kind == "vcf":
         r = vcf(st, a, np.int64(depth), np.int64(0), ctrl, cx.tpv, cx.ttt)
     elif kind == "dfpn":
-        tab = _dfpn_table()
+        tab = dtab
         dfpn.clear_dfpn_table(tab)
         reach = np.int64(PROBE_REACH)
         r = int(dfpn.dfpn(st, a, ctrl, tab, reach)) == 1
@@ -227,37 +176,97 @@ def _probe(st: BoardState, cx: SearchCtx, kind: str, side: int, depth: int, budg
     return False, []
 
 
-#: the rule each context's TT was last filled under (a kept TT is cleared when it changes)
-_CTX_RULE: dict[int, int] = {}
+class Searcher:
+    """The search state of one player: its tables (TT, killers, history, move lists, PV and
+    the control block its watcher writes: a `SearchCtx`), its df-pn table and its evaluation
+    tables. Nothing of a search lives in the process: two players searching at once in two
+    threads each use their own, and a player that is done drops its tables with it.
+
+    `tables` maps a rule id to the evaluation tables this player uses under that rule (the
+    shipped ones for every rule not named). One search at a time per Searcher (a second
+    caller waits)."""
+
+    def __init__(self, tables: Optional[Mapping[int, evaluation.EvalTables]] = None) -> None:
+        self._tables = dict(tables or {})
+        self._cx: Optional[SearchCtx] = None
+        self._shape = (0, 0)               # (n_cells, tt_bytes) the tables were made for
+        self._rule: Optional[int] = None   # the rule the kept TT was filled under
+        self._dtab: Optional[dfpn.DfpnTable] = None
+        self._busy = threading.Lock()
+
+    def eval_tables(self, rule: int) -> evaluation.EvalTables:
+        """The evaluation tables this player searches `rule` with."""
+        own = self._tables.get(rule)
+        return own if own is not None else evaluation.tables(rule)
+
+    def ctx(self, n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
+        """The search tables for boards of `n_cells` padded cells (made, or remade for
+        another size, on demand)."""
+        if self._cx is None or self._shape != (n_cells, tt_bytes):
+            self._cx = new_ctx(n_cells, tt_bytes)
+            self._shape = (n_cells, tt_bytes)
+            self._rule = None
+        return self._cx
+
+    def dfpn_table(self) -> dfpn.DfpnTable:
+        """The proof-number table of the root's probes and move checks (made on first use)."""
+        if self._dtab is None:
+            self._dtab = dfpn.new_dfpn_table(DFPN_TABLE_LOG2)
+        return self._dtab
+
+    @property
+    def holds_tables(self) -> bool:
+        """Whether this player holds search tables now (made by a search, dropped by release)."""
+        return self._cx is not None or self._dtab is not None
+
+    def release(self) -> None:
+        """Drop the tables (the next search makes new ones): a player that is done, or the
+        protocol's 'forget the hash table'."""
+        with self._busy:
+            self._cx = self._dtab = self._rule = None
+
+    def search(self, st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optional[int] = None,
+               time_limit: Optional[float] = None, stop: Optional[threading.Event] = None,
+               tt_bytes: int = DEFAULT_TT_BYTES, threat_probes: bool = True,
+               clear: bool = True) -> SearchResult:
+        """Search the position in `st` (restored afterwards) for the side to move.
+
+        Stops at `max_depth` completed iterations, `node_limit` nodes, `time_limit` seconds or
+        when `stop` is set, whichever first; always returns the best move of the last completed
+        iteration (or of the root ordering if none completed). With `clear` False the TT of this
+        player's last search under the same rule is kept (killers and history are not): its
+        entries are facts about positions, and the positions two plies on were searched last
+        move (keeping it scored clearly better against a stronger engine: docs/)."""
+        with self._busy:
+            t0 = time.perf_counter()
+            cx = self.ctx(st.cells.shape[0], tt_bytes)
+            rule = int(st.meta[core.M_RULE])
+            set_weights(cx, self.eval_tables(rule))
+            if clear or self._rule != rule:
+                clear_ctx(cx)
+            else:
+                # the TT's entries are facts about positions (under this rule's evaluation), so
+                # they hold in the next search of the game; killers and history are about the
+                # last root
+                cx.killers[:] = -1
+                cx.history[:] = 0
+                cx.ctrl[:] = 0
+            self._rule = rule
+            return _search(st, cx, self.dfpn_table(), t0, max_depth, node_limit, time_limit, stop,
+                           threat_probes)
 
 
-def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optional[int] = None,
-           time_limit: Optional[float] = None, stop: Optional[threading.Event] = None,
-           tt_bytes: int = DEFAULT_TT_BYTES, threat_probes: bool = True, clear: bool = True,
-           owner: Hashable = None) -> SearchResult:
-    """Search the position in `st` (restored afterwards) for the side to move.
+def search(st: BoardState, **kwargs: Any) -> SearchResult:
+    """One search with fresh tables of its own (`Searcher.search`'s arguments): for callers that
+    keep nothing between searches (bench, hints, tests)."""
+    return Searcher().search(st, **kwargs)
 
-    Stops at `max_depth` completed iterations, `node_limit` nodes, `time_limit` seconds or
-    when `stop` is set, whichever first; always returns the best move of the last completed
-    iteration (or of the root ordering if none completed). With `clear` False the TT of
-    `owner`'s last search under the same rule is kept (killers and history are not): its
-    entries are facts about positions, and the positions two plies on were searched last
-    move. Against PentaZen at 1 s/move (freestyle, 100 games) 36 - 57 - 7 against 31 - 65 - 4
-    for the same search clearing it."""
-    t0 = time.perf_counter()
+
+def _search(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, t0: float, max_depth: Optional[int],
+            node_limit: Optional[int], time_limit: Optional[float], stop: Optional[threading.Event],
+            threat_probes: bool) -> SearchResult:
+    """The search proper on prepared tables (see Searcher.search)."""
     n_cells = st.cells.shape[0]
-    cx = get_ctx(n_cells, tt_bytes, owner)
-    rule = int(st.meta[core.M_RULE])
-    set_weights(cx, evaluation.tables(rule))
-    if clear or _CTX_RULE.get(id(cx)) != rule:
-        clear_ctx(cx)
-    else:
-        # the TT's entries are facts about positions (under this rule's evaluation), so they
-        # hold in the next search of the game; killers and history are about the last root
-        cx.killers[:] = -1
-        cx.history[:] = 0
-        cx.ctrl[:] = 0
-    _CTX_RULE[id(cx)] = rule
     ctrl = cx.ctrl
     node_cap = int(node_limit) if node_limit else 0
     ctrl[C_NODE_LIMIT] = node_cap
@@ -290,14 +299,14 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
                 probe_budget = max(2000, int(time_limit * 25_000))
             else:
                 probe_budget = 20_000
-            win, line = _probe(st, cx, "vcf", me, 40, probe_budget, node_cap)
+            win, line = _probe(st, cx, dtab, "vcf", me, 40, probe_budget, node_cap)
             if win:
                 return _finish(SearchResult(line[0], WIN - len(line), len(line), 0, 0.0, line, "vcf"),
                                ctrl, t0)
             # does the opponent threaten a VCF if we pass?
             st.meta[core.M_TOMOVE] = 2 - me
             try:
-                opp_win, _ = _probe(st, cx, "vcf", 1 - me, 40, probe_budget, node_cap)
+                opp_win, _ = _probe(st, cx, dtab, "vcf", 1 - me, 40, probe_budget, node_cap)
             finally:
                 st.meta[core.M_TOMOVE] = me + 1
             if opp_win and st.counts[1 - me, 10] == 0:
@@ -317,7 +326,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
                     rm[:nroot] = sel
                     best = SearchResult(int(rm[0]), 0, 0, 0, 0.0, [int(rm[0])])
             if not ctrl[C_STOP]:
-                win, line = _probe(st, cx, ROOT_VCT, me, 10, probe_budget, node_cap)
+                win, line = _probe(st, cx, dtab, ROOT_VCT, me, 10, probe_budget, node_cap)
                 if win and line and line[0] in set(int(x) for x in rm[:nroot]):
                     return _finish(SearchResult(line[0], WIN - len(line), len(line), 0, 0.0, line, "vct"),
                                    ctrl, t0)
@@ -345,7 +354,7 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
                 break
             if check_budget and depth > VERIFY_MIN_DEPTH and nroot > 1 and abs(v) < WIN_MIN \
                     and int(rm[0]) not in checked:
-                if _look(st, cx, int(rm[0]), me, check_budget, node_cap, checked, refuted):
+                if _look(st, cx, dtab, int(rm[0]), me, check_budget, node_cap, checked, refuted):
                     # lost to a threat sequence the search did not see: drop the move and
                     # search this depth again without it
                     rm[: nroot - 1] = rm[1:nroot].copy()
@@ -370,14 +379,14 @@ def search(st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optio
             final = None if deadline is None else max(deadline, time.perf_counter()) + FINAL_GRACE * time_limit
             ctrl[C_STOP] = ctrl[C_EXTERNAL] = 0
             watcher = _Watcher(ctrl, final, stop)
-            best = _checked_choice(st, cx, best, rm[:nroot], checked, refuted, me, check_budget,
+            best = _checked_choice(st, cx, dtab, best, rm[:nroot], checked, refuted, me, check_budget,
                                    node_cap)
         return _finish(best, ctrl, t0)
     finally:
         watcher.close()
 
 
-def _checked_choice(st: BoardState, cx: SearchCtx, best: SearchResult, ranked: np.ndarray,
+def _checked_choice(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, best: SearchResult, ranked: np.ndarray,
                     checked: set[int], refuted: set[int], me: int, budget: int,
                     node_cap: int = 0) -> SearchResult:
     """The search's move, unless the opponent has a VCT after it: then the best-ranked move
@@ -396,7 +405,7 @@ def _checked_choice(st: BoardState, cx: SearchCtx, best: SearchResult, ranked: n
             verdict = None
             if looked < FINAL_CHECKS and not cx.ctrl[C_STOP]:
                 looked += 1
-                verdict = _look(st, cx, m, me, budget, node_cap, checked, refuted)
+                verdict = _look(st, cx, dtab, m, me, budget, node_cap, checked, refuted)
             if verdict is None and unchecked < 0:
                 unchecked = m
             if verdict is not False:
@@ -433,8 +442,7 @@ def warm_up() -> None:
         search(b.state, max_depth=2, threat_probes=False)
     # the root's refutation scan runs only when the opponent threatens: compile it here,
     # not in the middle of a game's first sharp position
-    cx = get_ctx(b.state.cells.shape[0], DEFAULT_TT_BYTES)
-    clear_ctx(cx)
+    cx = Searcher().ctx(b.state.cells.shape[0], DEFAULT_TT_BYTES)
     rm = np.zeros(b.state.cells.shape[0], dtype=np.int32)
     n = int(root_moves(b.state, cx, rm))
     keep = np.zeros(n, dtype=np.int8)

@@ -33,11 +33,16 @@ Pair order (core.PAIR_NAMES): none, B2+low, B2+B2, F2+low, F2+B2, F2+F2, B3+low 
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Mapping, NamedTuple, Optional
 
 import numpy as np
 
-from gomoku.engine.game.core import C_FIVE, C_WEAK, NUM_PAIRS
+from gomoku.engine.game.core import C_FIVE, C_WEAK, NUM_CLASSES, NUM_PAIRS
 from gomoku.engine.game.patterns import B1, F5, NUM_PATTERNS
 
 #: the entries of the tables the evaluation weighs: classes WEAK .. F4 (a cell of class NONE
@@ -148,3 +153,74 @@ def tables(rule: Optional[int] = None) -> EvalTables:
     """Fresh copies of the tables for `rule` (None: the common ones)."""
     t = RULE_TABLES.get(rule, COMMON_TABLES)
     return EvalTables(*(a.copy() for a in t))
+
+
+# ----------------------------------------------------------------------------- tables files
+
+#: the `format` field of a tables file (`gomoku tune --out`, `classical:tables=FILE`)
+TABLES_FORMAT = "gomoku-eval-tables"
+TABLES_VERSION = 1
+_SIZES = {"own": NUM_CLASSES, "opp": NUM_CLASSES, "pattern_own": NUM_PATTERNS, "pattern_opp": NUM_PATTERNS,
+          "pair_own": NUM_PAIRS, "pair_opp": NUM_PAIRS}
+
+
+def tables_to_json(by_rule: Mapping[int, EvalTables]) -> str:
+    """A tables file's text: per rule (by label) the six tables as integer lists."""
+    from gomoku.engine.game.rules import Rule
+    doc = {"format": TABLES_FORMAT, "version": TABLES_VERSION,
+           "rules": {Rule(r).label: {k: [int(v) for v in getattr(t, k)] for k in EvalTables._fields}
+                     for r, t in sorted(by_rule.items())}}
+    return json.dumps(doc, indent=1) + "\n"
+
+
+def save_tables(path: str | os.PathLike, by_rule: Mapping[int, EvalTables]) -> None:
+    """Write a tables file atomically (temp file, fsync, rename): a match or a brain reading it
+    meanwhile sees the old file or the new one, never half of one."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(tables_to_json(by_rule))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def load_tables(path: str | os.PathLike) -> dict[int, EvalTables]:
+    """Read a tables file: rule id -> tables. Raises ValueError with one line for a person when
+    the file is missing, unreadable or not a tables file of this version."""
+    from gomoku.engine.game.rules import parse_rule
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read tables file {path}: {exc.strerror or exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a tables file (not JSON: {exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != TABLES_FORMAT:
+        raise ValueError(f"{path}: not a tables file (format is not {TABLES_FORMAT!r})")
+    if doc.get("version") != TABLES_VERSION:
+        raise ValueError(f"{path}: tables file version {doc.get('version')!r}, this engine reads {TABLES_VERSION}")
+    rules = doc.get("rules")
+    if not isinstance(rules, dict) or not rules:
+        raise ValueError(f"{path}: no rules in the tables file")
+    out: dict[int, EvalTables] = {}
+    for label, tabs in rules.items():
+        try:
+            rule = int(parse_rule(label))
+        except ValueError:
+            raise ValueError(f"{path}: unknown rule {label!r}") from None
+        if not isinstance(tabs, dict) or set(tabs) != set(_SIZES):
+            raise ValueError(f"{path}: rule {label} needs the tables {', '.join(EvalTables._fields)}")
+        arrays = []
+        for key in EvalTables._fields:
+            vals = tabs[key]
+            if not isinstance(vals, list) or len(vals) != _SIZES[key] or \
+                    not all(isinstance(v, int) and not isinstance(v, bool) and abs(v) < 1 << 20 for v in vals):
+                raise ValueError(f"{path}: rule {label}: {key} must be {_SIZES[key]} integers")
+            arrays.append(np.array(vals, dtype=np.int32))
+        out[rule] = EvalTables(*arrays)
+    return out
