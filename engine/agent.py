@@ -17,9 +17,10 @@ from numba import njit
 
 from gomoku.engine.game.board import BLACK, Board
 from gomoku.engine.game.core import BoardState
-from gomoku.engine.limits import UNLIMITED_MS, Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
+from gomoku.engine.limits import Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.numba_cache import drop_stale_cache
+from gomoku.engine.timeman import search_deadlines
 
 if TYPE_CHECKING:
     from gomoku.engine.search.alphabeta import Searcher
@@ -100,7 +101,8 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
 
     `limit.turn_time == 0` returns the static choice at once. Otherwise the classical search
     (engine.search: root VCF/VCT probes, then iterative-deepening PVS) runs until the first of
-    `limit.depth` iterations, `limit.nodes` nodes, the time budget (`time_budget`) or `stop`.
+    `limit.depth` iterations, `limit.nodes` nodes, the deadlines engine.timeman makes of the
+    limit's clocks (`search_deadlines`), or `stop`.
     info: depth, score (eval units from the mover's view, or 'win'/'loss' when proven),
     nodes, nps, pv (list of (x, y)), time (s), and 'proof' ('vcf'/'vct') for solver wins.
     `searcher` is the search state of the player thinking (its tables, kept from one move to
@@ -108,8 +110,8 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     if board.game_over:
         raise ValueError("the game is over")
     t0 = time.perf_counter()
-    budget = time_budget(limit)
-    if budget is not None and budget <= 0:
+    deadlines = search_deadlines(limit, t0)
+    if deadlines.instant:
         move = quick_move(board)
         return PlayResult(move, {"depth": 0, "nodes": 1, "time": time.perf_counter() - t0})
     if searcher is None:
@@ -118,7 +120,7 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     # a search under a node or depth limit depends on its position alone; a timed one keeps
     # the TT of this player's previous search, as PentaZen and Rapfi keep theirs
     timed = limit.nodes is None and limit.depth is None
-    res = searcher.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, time_limit=budget,
+    res = searcher.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, deadlines=deadlines,
                           stop=stop, tt_bytes=_table_bytes(limit.max_memory), clear=not timed)
     if res.move < 0:
         move = quick_move(board)
@@ -168,35 +170,6 @@ class Thinker:
         with self._lock:
             if self._searcher is not None:
                 self._searcher.release()
-
-
-#: Budget (s) when a Limit says nothing about time, nodes or depth.
-DEFAULT_THINK_S = 5.0
-#: Share of `time_left` one move may use when no turn limit is smaller.
-MOVES_TO_GO = 20
-#: Kept back from `turn_time`: the search stops at a poll and returns after its clean-up.
-TURN_MARGIN_S = 0.02
-
-
-def time_budget(limit: Limit) -> Optional[float]:
-    """Seconds the search may use for one move (None: no time limit, only nodes/depth).
-
-    The one place where a Limit's clocks become a deadline, so it can follow engine.timeman
-    (the brain already passes timeman's soft deadline as turn_time)."""
-    caps = []
-    if limit.turn_time is not None:
-        if limit.turn_time <= 0:
-            return 0.0
-        caps.append(max(0.001, limit.turn_time * 0.97 - TURN_MARGIN_S))
-    if limit.time_left is not None and limit.time_left < UNLIMITED_MS / 1000:
-        if limit.time_left <= 0:
-            return 0.0
-        caps.append(limit.time_left / MOVES_TO_GO)
-    if caps:
-        return min(caps)
-    if limit.nodes or limit.depth:
-        return None
-    return DEFAULT_THINK_S
 
 
 def _table_bytes(max_memory: Optional[int]) -> int:

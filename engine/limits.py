@@ -22,7 +22,10 @@ class Limit:
 
     All times are in seconds (floats); None means "not limited by this". `turn_time` and
     `time_left` follow the protocol: a per-move cap and what is left of the game clock.
-    `turn_time == 0` means "move as fast as possible".
+    `turn_time == 0` means "move as fast as possible". `hard_time` is for a caller that made
+    its own deadlines (the brain, from the protocol's clocks): then `turn_time` is when the
+    search stops and `hard_time` when the move's last checks must end, both used as they are
+    (engine.timeman.search_deadlines turns every Limit into deadlines).
     """
     turn_time: Optional[float] = None
     time_left: Optional[float] = None
@@ -31,6 +34,7 @@ class Limit:
     depth: Optional[int] = None
     playouts: Optional[int] = None
     max_memory: Optional[int] = None   # bytes; None/0 = default
+    hard_time: Optional[float] = None
 
     @classmethod
     def per_move(cls, seconds: float) -> "Limit":

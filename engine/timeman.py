@@ -1,4 +1,9 @@
-"""How long to think: the one place that turns the protocol's clocks into deadlines.
+"""How long to think: the one place that turns time limits into deadlines.
+
+Every clock ends here: the protocol's INFO values (`compute_budget`: the brain's soft and hard
+deadlines), a Limit's turn_time / time_left / match_time (`search_deadlines`: `--time`, the
+match runner's clocks) and the brain's own budget handed to the engine (`engine_times`). The
+agent and the searches hold no time constant: they poll the `Deadlines` made here.
 
 Managers measure wall time from writing a move request to reading our move, then forfeit us
 after `min(timeout_turn, time_left) + tolerance`. Searches never look at those numbers; they poll
@@ -18,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gomoku.engine.limits import UNLIMITED_MS
+from gomoku.engine.limits import UNLIMITED_MS, Limit
 
 #: Budget when no time INFO was ever sent (ms). Overridable for humans and tests.
 DEFAULT_TURN_MS = 5000
@@ -41,6 +46,24 @@ HARD_GAP_FRACTION = 0.05
 INSTANT_HARD_MS = 120
 #: How many more moves we expect to play when only a match clock limits us.
 MOVES_TO_GO = 25
+
+#: Budget (s) of a search whose Limit says nothing about time, nodes or depth.
+DEFAULT_THINK_S = 5.0
+#: Share of a Limit's turn_time after which the search stops, less TURN_MARGIN_S for returning
+#: the move; what is left of the turn (up to CHECKS_SHARE of the search's time) is for the last
+#: safety checks of the move chosen (alphabeta's final checks), which end at the hard deadline.
+SOFT_SHARE = 0.97
+TURN_MARGIN_S = 0.02
+CHECKS_SHARE = 0.04
+#: The brain's engine: its search stops at the brain's soft deadline and its final checks end
+#: this share of the way from there to the hard one (where the watchdog answers instead).
+CHECKS_GAP_SHARE = 0.5
+#: Start another iteration only when the time left covers this share of its predicted cost
+#: (an interrupted iteration still counts where its first move finished and was beaten; the
+#: first move of an iteration takes about half of it); the prediction grows the last
+#: iteration's time by the growth of the last two, within these bounds.
+NEXT_ITER_SHARE = 0.25
+ITER_GROWTH_MIN, ITER_GROWTH_MAX = 1.5, 6.0
 
 
 @dataclass
@@ -74,6 +97,94 @@ class Budget:
     def think_seconds(self) -> float:
         """Seconds from the origin to the soft deadline (what the engine is told to use)."""
         return max(0.0, self.soft - self.origin)
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """When one search stops, as time.perf_counter() values (None: no clock, only nodes or
+    depth limit it). `soft`: the watcher stops the search here. `hard`: the move's last safety
+    checks end here (never before `soft`)."""
+    start: float
+    soft: Optional[float] = None
+    hard: Optional[float] = None
+
+    @property
+    def timed(self) -> bool:
+        return self.soft is not None
+
+    @property
+    def instant(self) -> bool:
+        """No time to search: answer with the static move."""
+        return self.soft is not None and self.soft <= self.start
+
+    @property
+    def seconds(self) -> Optional[float]:
+        """Seconds from the start to the soft deadline (sizes the root probes' node budgets)."""
+        return None if self.soft is None else max(0.0, self.soft - self.start)
+
+    def another_iteration(self, t_prev: float, t_last: float, now: float) -> bool:
+        """Start the next iteration? Its cost is predicted from the growth of the last two."""
+        if self.soft is None:
+            return True
+        growth = t_last / t_prev if t_prev > 1e-4 else 3.0
+        growth = min(max(growth, ITER_GROWTH_MIN), ITER_GROWTH_MAX)
+        return self.soft - now > NEXT_ITER_SHARE * growth * t_last
+
+
+def exact_deadlines(start: float, seconds: Optional[float]) -> Deadlines:
+    """Stop after exactly `seconds` (None: no clock), checks included: a caller's own deadline."""
+    if seconds is None:
+        return Deadlines(start)
+    return Deadlines(start, start + seconds, start + seconds)
+
+
+def clock_share(left: float, total: Optional[float]) -> float:
+    """What one move may use of a game clock with `left` (of `total`) left, in their unit."""
+    share = left / MOVES_TO_GO
+    if total:
+        share = max(share, min(left * 0.5, total / (2 * MOVES_TO_GO)))
+    return share
+
+
+def search_deadlines(limit: Limit, start: float) -> Deadlines:
+    """The deadlines of one search under `limit`, started at `start` (perf_counter).
+
+    `turn_time` is the move's allowance: the search stops at SOFT_SHARE of it (less the
+    return margin), its checks end before the allowance does. `time_left` (of `match_time`)
+    gives a share of the clock (`clock_share`). With `hard_time` the caller made its own
+    deadlines (the brain: `engine_times`) and they are used as they are. `turn_time == 0` or
+    an empty clock means instant; no time field and no node or depth limit: DEFAULT_THINK_S."""
+    if limit.hard_time is not None and limit.turn_time is not None:
+        soft = start + max(0.0, limit.turn_time)
+        return Deadlines(start, soft, max(soft, start + limit.hard_time))
+    if (limit.turn_time is not None and limit.turn_time <= 0) or \
+            (limit.time_left is not None and limit.time_left <= 0):
+        return Deadlines(start, start, start)
+    softs, hards = [], []
+    if limit.turn_time is not None:
+        softs.append(max(0.001, limit.turn_time * SOFT_SHARE - TURN_MARGIN_S))
+        hards.append(max(0.001, limit.turn_time - TURN_MARGIN_S))
+    if limit.time_left is not None and limit.time_left < UNLIMITED_MS / 1000:
+        softs.append(clock_share(limit.time_left, limit.match_time))
+        hards.append(max(0.001, limit.time_left * 0.5))
+    if not softs:
+        if limit.nodes or limit.depth:
+            return Deadlines(start)
+        softs.append(DEFAULT_THINK_S)
+    soft = min(softs)
+    hard = min(hards + [soft * (1 + CHECKS_SHARE)])
+    return Deadlines(start, start + soft, start + max(soft, hard))
+
+
+def engine_times(budget: "Budget", now: float) -> tuple[float, float]:
+    """(turn_time, hard_time) for the Limit the brain hands its engine at `now` (monotonic):
+    the search stops at the brain's soft deadline and its checks end CHECKS_GAP_SHARE of the
+    way to the hard one, where the watchdog would answer. (0, 0) for an instant move."""
+    if budget.instant:
+        return 0.0, 0.0
+    soft = max(0.0, budget.soft - now)
+    hard = max(soft, budget.soft + CHECKS_GAP_SHARE * (budget.hard - budget.soft) - now)
+    return soft, hard
 
 
 def _env_int(name: str, default: int) -> int:
@@ -119,10 +230,8 @@ def compute_budget(info: TimeInfo, origin: float, *, first_move: bool = False,
     # than what one turn would allow when a turn limit is the smaller one.
     soft_ms = hard_ms
     if left is not None:
-        share = left / MOVES_TO_GO
-        if info.timeout_match and info.timeout_match > 0:
-            share = max(share, min(left * 0.5, info.timeout_match / (2 * MOVES_TO_GO)))
-        soft_ms = min(soft_ms, share)
+        total = info.timeout_match if info.timeout_match and info.timeout_match > 0 else None
+        soft_ms = min(soft_ms, clock_share(left, total))
     soft_ms = min(soft_ms, hard_ms - min(max(MIN_HARD_GAP_MS, HARD_GAP_FRACTION * limit_ms), hard_ms * 0.3))
     soft_ms = max(soft_ms, 0.0)
     return Budget(origin, origin + soft_ms / 1000.0, origin + hard_ms / 1000.0, limit_ms, False)

@@ -370,12 +370,12 @@ class Session:
             fb = loader.quick_move(board) if loader.quick_move is not None else cheap_move(pos, rule, forbidden)
             if fb is not None:
                 req.set_fallback((format_move(fb), self._effect_for([fb]), []))
-            budget = req.budget
-            think_s = 0.0 if budget.instant else max(0.0, budget.soft - time.monotonic())
-            # max_memory goes through as the process-wide limit: the agent sizes its tables from it
-            # (engine.timeman.table_memory_bytes); 0/None = its default.
-            limit = loader.Limit(turn_time=think_s, depth=self.max_depth, nodes=self.max_node,
-                                 max_memory=self.time.max_memory or None)
+            # the engine stops at the budget's soft deadline and ends its checks before the hard
+            # one (engine.timeman.engine_times); max_memory goes through as the process-wide
+            # limit: the agent sizes its tables from it; 0/None = its default.
+            think_s, hard_s = timeman.engine_times(req.budget, time.monotonic())
+            limit = loader.Limit(turn_time=think_s, hard_time=hard_s, depth=self.max_depth,
+                                 nodes=self.max_node, max_memory=self.time.max_memory or None)
             result = loader.think(board, limit, req.stop)
         finally:
             loader.release()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gomoku.engine.search import evaluation, ordering, pvs, tables, threats
-from gomoku.engine.agent import EnginePlayer, level_limit, quick_move, think, time_budget
+from gomoku.engine.agent import EnginePlayer, level_limit, quick_move, think
 from gomoku.engine.game.board import BLACK, WHITE, Board
 from gomoku.engine.limits import Limit
 from gomoku.engine.game.rules import Rule
@@ -106,13 +106,6 @@ def test_time_limit_and_stop_event():
     # stop already set: still a legal move
     r = think(b, Limit(turn_time=60), stop)
     assert b.cell(*r.move) == 0
-
-
-def test_time_budget():
-    assert time_budget(Limit(turn_time=0)) == 0
-    assert time_budget(Limit(nodes=10)) is None
-    assert 0.9 < time_budget(Limit(turn_time=1.0)) <= 1.0
-    assert time_budget(Limit(turn_time=5.0, time_left=10.0)) == pytest.approx(0.5)
 
 
 def test_think_leaves_the_board_alone():

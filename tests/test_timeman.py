@@ -93,3 +93,36 @@ def test_table_memory():
     assert timeman.table_memory_bytes(367001600, 120 * mb) == 350 * mb - 120 * mb - 32 * mb
     assert timeman.table_memory_bytes(0, 120 * mb) == timeman.table_memory_bytes(None, 120 * mb)
     assert timeman.table_memory_bytes(1, 120 * mb) == 4 * mb
+
+
+def test_search_deadlines_from_a_limit():
+    from gomoku.engine.limits import Limit
+    s = 100.0
+    assert timeman.search_deadlines(Limit(turn_time=0), s).instant
+    assert timeman.search_deadlines(Limit(time_left=0.0), s).instant
+    untimed = timeman.search_deadlines(Limit(nodes=10), s)
+    assert not untimed.timed and untimed.another_iteration(1.0, 9.0, 1e9)
+    assert timeman.search_deadlines(Limit(), s).seconds == timeman.DEFAULT_THINK_S
+    one = timeman.search_deadlines(Limit(turn_time=1.0), s)
+    assert 0.9 < one.seconds < 1.0 and one.soft < one.hard <= s + 1.0      # checks end inside the turn
+    clock = timeman.search_deadlines(Limit(turn_time=5.0, time_left=10.0), s)
+    assert clock.seconds == pytest.approx(10.0 / timeman.MOVES_TO_GO)
+    assert clock.hard <= s + 5.0
+    # the brain's own deadlines are used as they are
+    own = timeman.search_deadlines(Limit(turn_time=0.5, hard_time=0.6), s)
+    assert (own.soft, own.hard) == (s + 0.5, pytest.approx(s + 0.6))
+
+
+def test_engine_times_follow_the_brains_budget():
+    info = timeman.TimeInfo(timeout_turn=1000, timeout_match=0)
+    b = timeman.compute_budget(info, 50.0)
+    soft, hard = timeman.engine_times(b, 50.0)
+    assert soft == pytest.approx(b.soft - 50.0) and soft < hard < b.hard - 50.0
+    instant = timeman.compute_budget(timeman.TimeInfo(timeout_turn=0), 50.0)
+    assert timeman.engine_times(instant, 50.0) == (0.0, 0.0)
+
+
+def test_the_next_iteration_rule():
+    d = timeman.Deadlines(0.0, 1.0, 1.04)
+    assert d.another_iteration(0.01, 0.02, 0.5)          # plenty of time left
+    assert not d.another_iteration(0.1, 0.3, 0.9)        # 0.1 s left, the next would take ~0.9 s

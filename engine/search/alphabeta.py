@@ -25,17 +25,10 @@ from gomoku.engine.game import core
 from gomoku.engine.game.core import BoardState, make_move, undo_move
 from gomoku.engine.search import dfpn, evaluation, threats
 from gomoku.engine.search.pvs import refutes_vcf, root_moves, root_search
+from gomoku.engine.timeman import Deadlines, exact_deadlines
 from gomoku.engine.search.threats import C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, vcf
 from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_RAISED, SearchCtx, WIN,
                                          WIN_MIN, clear_ctx, new_ctx, set_weights)
-
-#: start another iteration only when the time left covers this share of its predicted cost
-#: (an interrupted iteration still counts where its first move finished and was beaten; the
-#: first move of an iteration takes about half of it). At 1 s/move against PentaZen (80 games)
-#: the brain's moves that searched took 654 ms on average at 0.25, 593 ms at 0.5
-NEXT_ITER_SHARE = 0.25
-#: bounds on the predicted growth of one iteration over the previous one
-ITER_GROWTH_MIN, ITER_GROWTH_MAX = 1.5, 6.0
 
 # ---------------------------------------------------------------------------------------
 # driver
@@ -84,10 +77,11 @@ ROOT_VCT = "dfpn"
 #: a root move is played only once the opponent's VCT after it was looked for (df-pn, one
 #: probe budget) and not found; iterations deeper than this many plies are checked
 VERIFY_MIN_DEPTH = 2
-#: moves the last safety check may look at after the search stopped, and the share of the
-#: time limit it may run past the deadline
+#: moves the last safety check may look at after the search stopped (until the hard deadline)
 FINAL_CHECKS = 10
-FINAL_GRACE = 0.04
+#: root probes' node budgets under a clock: a tenth of the nodes the move's time buys at
+#: about 250 k nodes/s
+PROBE_NODES_PER_S = 25_000
 #: a move check's budget, in root probe budgets. The checks cost time the search would have
 #: had and did not move the results beyond the noise: against PentaZen at time odds (60 games)
 #: 14-42-4 and 12-46-2 (local df-pn), 17-43 (whole-board), 11-46-3 (twice the budget), 16-44 without;
@@ -226,13 +220,15 @@ class Searcher:
             self._cx = self._dtab = self._rule = None
 
     def search(self, st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optional[int] = None,
-               time_limit: Optional[float] = None, stop: Optional[threading.Event] = None,
+               time_limit: Optional[float] = None, deadlines: Optional[Deadlines] = None,
+               stop: Optional[threading.Event] = None,
                tt_bytes: int = DEFAULT_TT_BYTES, threat_probes: bool = True,
                clear: bool = True) -> SearchResult:
         """Search the position in `st` (restored afterwards) for the side to move.
 
-        Stops at `max_depth` completed iterations, `node_limit` nodes, `time_limit` seconds or
-        when `stop` is set, whichever first; always returns the best move of the last completed
+        Stops at `max_depth` completed iterations, `node_limit` nodes, the soft deadline of
+        `deadlines` (engine.timeman; `time_limit` seconds is exactly that long) or when `stop`
+        is set, whichever first; always returns the best move of the last completed
         iteration (or of the root ordering if none completed). With `clear` False the TT of this
         player's last search under the same rule is kept (killers and history are not): its
         entries are facts about positions, and the positions two plies on were searched last
@@ -252,7 +248,9 @@ class Searcher:
                 cx.history[:] = 0
                 cx.ctrl[:] = 0
             self._rule = rule
-            return _search(st, cx, self.dfpn_table(), t0, max_depth, node_limit, time_limit, stop,
+            if deadlines is None:
+                deadlines = exact_deadlines(t0, time_limit)
+            return _search(st, cx, self.dfpn_table(), t0, max_depth, node_limit, deadlines, stop,
                            threat_probes)
 
 
@@ -263,15 +261,14 @@ def search(st: BoardState, **kwargs: Any) -> SearchResult:
 
 
 def _search(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, t0: float, max_depth: Optional[int],
-            node_limit: Optional[int], time_limit: Optional[float], stop: Optional[threading.Event],
+            node_limit: Optional[int], dl: Deadlines, stop: Optional[threading.Event],
             threat_probes: bool) -> SearchResult:
     """The search proper on prepared tables (see Searcher.search)."""
     n_cells = st.cells.shape[0]
     ctrl = cx.ctrl
     node_cap = int(node_limit) if node_limit else 0
     ctrl[C_NODE_LIMIT] = node_cap
-    deadline = t0 + time_limit if time_limit is not None else None
-    watcher = _Watcher(ctrl, deadline, stop)
+    watcher = _Watcher(ctrl, dl.soft, stop)
     me = int(st.meta[core.M_TOMOVE]) - 1
     try:
         rm = np.zeros(n_cells, dtype=np.int32)
@@ -295,8 +292,8 @@ def _search(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, t0: float, max_
             # each probe may use about a tenth of the move (nodes, or time at ~250k nodes/s)
             if node_cap:
                 probe_budget = max(1000, node_cap // 10)
-            elif time_limit is not None:
-                probe_budget = max(2000, int(time_limit * 25_000))
+            elif dl.timed:
+                probe_budget = max(2000, int(dl.seconds * PROBE_NODES_PER_S))
             else:
                 probe_budget = 20_000
             win, line = _probe(st, cx, dtab, "vcf", me, 40, probe_budget, node_cap)
@@ -367,18 +364,16 @@ def _search(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, t0: float, max_
             if abs(v) > WIN_MIN and depth >= WIN - abs(v) + 1:
                 break               # proven result no deeper search can change
             t_prev, t_last = t_last, time.perf_counter() - t_iter
-            if deadline is not None and not _worth_another(t_prev, t_last, deadline - time.perf_counter()):
+            if not dl.another_iteration(t_prev, t_last, time.perf_counter()):
                 break               # the next iteration would not get far
         # (a node limit is a promise: once the search has spent it, no check runs past it)
         if check_budget and abs(best.score) < WIN_MIN and best.depth > VERIFY_MIN_DEPTH \
                 and best.move not in checked and not (stop is not None and stop.is_set()) \
                 and not (node_cap and ctrl[C_NODES] >= node_cap):
-            # the checks may run a little past the deadline (the brain keeps a gap of 5 % of
-            # the turn between its soft and hard deadlines), on a clock of their own
+            # the checks run past the soft deadline, up to the hard one, on a clock of their own
             watcher.close()
-            final = None if deadline is None else max(deadline, time.perf_counter()) + FINAL_GRACE * time_limit
             ctrl[C_STOP] = ctrl[C_EXTERNAL] = 0
-            watcher = _Watcher(ctrl, final, stop)
+            watcher = _Watcher(ctrl, dl.hard, stop)
             best = _checked_choice(st, cx, dtab, best, rm[:nroot], checked, refuted, me, check_budget,
                                    node_cap)
         return _finish(best, ctrl, t0)
@@ -414,13 +409,6 @@ def _checked_choice(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, best: S
     if unchecked >= 0 and unchecked != best.move:
         return _with_move(best, unchecked)
     return best
-
-
-def _worth_another(t_prev: float, t_last: float, left: float) -> bool:
-    """Start the next iteration? Its cost is predicted from the growth of the last two."""
-    growth = t_last / t_prev if t_prev > 1e-4 else 3.0
-    growth = min(max(growth, ITER_GROWTH_MIN), ITER_GROWTH_MAX)
-    return left > NEXT_ITER_SHARE * growth * t_last
 
 
 def _finish(res: SearchResult, ctrl: np.ndarray, t0: float) -> SearchResult:
