@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from gomoku.engine.search import evaluation, ordering, pvs, tables, threats
+from gomoku.engine.search import ordering, pvs, tables, threats
 from gomoku.engine.agent import EnginePlayer, level_limit, quick_move, think
 from gomoku.engine.game.board import BLACK, WHITE, Board
 from gomoku.engine.limits import Limit
@@ -181,10 +181,11 @@ def test_own_five_beats_blocking_the_opponents_five():
     assert r.info["score"] == "win"
 
 
-# game 13 (standard, 1 s/move) against PentaZen, white to move: depth 8 prefers (9, 5) (after
-# ~13.2k nodes); inside iteration 9 (7, 10) beats it (by ~20.0k nodes), and the finished
-# depth 9 (~20.3k nodes) plays (7, 10) too (node counts with standard's line-pattern and
-# pattern-pair tables, PentaZen's move quotas, a width of 32 and full-window iterations)
+# a standard game against PentaZen (1 s/move), white to move, searched without root probes:
+# depth 6 prefers (9, 5) (~4.2k nodes); inside iteration 7 other moves beat it in turn, (7, 10)
+# from ~6.8k nodes on, and the finished depth 7 (~9.1k nodes) plays (7, 10) too. The node
+# counts belong to the shipped search and tables: a change of either may move them (the
+# test then says so) and the two node limits below are chosen between them.
 PARTIAL_ITER = [(6, 9), (6, 8), (7, 8), (8, 7), (5, 9), (7, 9), (8, 10), (8, 5), (5, 10), (8, 6),
                 (8, 8), (8, 3), (8, 4)]
 
@@ -193,7 +194,6 @@ def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
     from gomoku.engine.search import alphabeta
     b = Board.from_moves(15, PARTIAL_ITER, rule=Rule.STANDARD)
     # the iteration logic alone (no root probes, which can narrow the root moves)
-    # (depths 6 and 7 since stop 16's standard tables; 8 and 9 before them)
     done = alphabeta.search(b.state, max_depth=6, threat_probes=False)
     deeper = alphabeta.search(b.state, max_depth=7, threat_probes=False)
     assert done.depth == 6 and b.coords(done.move) == (9, 5)
@@ -224,38 +224,19 @@ def test_width_pruning_does_not_invent_a_proven_win():
 
 # freestyle, from our games against PentaZen at 1 s/move: white to move wins by (8, 6), a
 # threat sequence of 23 plies that PentaZen announced (an exact df-pn, reach 0, proves it in
-# 749 k nodes). The search, with every move capped below the root's replies and no threat
-# probes, proves it in 100-150 k nodes with the width of 32 and full-window iterations (0.9-1 M
-# with PentaZen's move quotas alone, ~600 k with the quotas the other way round; with the
-# class-only evaluation it took ~200 k, and the quiet-only cap had not found it at 300 k. The
-# cap was kept for its self-play and win-set figures, see LATE_MOVE_PLY.)
+# 749 k nodes)
 LONG_ATTACK = [(7, 6), (9, 6), (8, 5), (7, 5), (7, 9), (6, 7), (8, 7), (9, 8), (8, 8), (8, 9),
                (9, 7), (10, 6), (7, 10), (7, 8), (6, 10), (5, 11), (9, 10), (8, 10), (8, 11),
                (11, 6)]
 
-#: freestyle's tables fitted to the first three score files (shipped in stops 14-17), under
-#: which the search proves LONG_ATTACK. The tables shipped since stop 18 (the four-file fit)
-#: do not: they block at (12, 6) and see no win through depth 19 (30 M nodes). Over PentaZen's
-#: first announced wins of 479 freestyle games, at 500 k nodes, they prove 61 against these
-#: 70 (17 only by these, 8 only by them); against PentaZen they score 45.0 % over 400 games
-#: at 1 s/move where these scored 37.8 % over 300, so they are shipped and this known miss is
-#: kept here, with the tables it was measured under, as a test of the search itself.
-THREE_FILE_FREESTYLE = evaluation.EvalTables(*(np.array(t, dtype=np.int32) for t in (
-    [0, 2, 5, 18, -18, 57, 88, 168, 2095, 4000, 0],
-    [0, -1, -2, 10, -18, 41, 87, 58, 594, 279, 0],
-    [0, 0, 0, 1, 11, 4, 24, 52, 98, 0, 0],
-    [0, 0, -2, 1, 14, 14, 26, 39, 89, 282, 0],
-    [0, -10, -29, 3, 18, 49, -10, -3, 48, 87, 43, 66, 144, 238, 168, 36, 115, 453, 579, 2095,
-     0, 0, 0, 0, 0, 0, 0, 0],
-    [0, -13, -25, -4, 2, 18, -14, 16, 16, 62, 31, 38, 93, 173, 58, 49, 159, 319, 384, 594, 410,
-     143, 421, 412, 582, 353, 220, -155])))
 
-
-def test_the_search_finds_a_long_attack_under_a_node_limit(monkeypatch):
+@pytest.mark.xfail(strict=True, reason="known miss: with the shipped freestyle tables the search blocks at "
+                   "(12, 6) and sees no win through depth 19 (30 M nodes); the root's df-pn probe does not "
+                   "reach it either. The tables before them found it in 100-150 k nodes")
+def test_the_search_finds_a_long_attack_under_a_node_limit():
     from gomoku.engine.search import alphabeta
-    monkeypatch.setitem(evaluation.RULE_TABLES, int(Rule.FREESTYLE), THREE_FILE_FREESTYLE)
     b = Board.from_moves(15, LONG_ATTACK)
-    found = alphabeta.search(b.state, node_limit=300_000, threat_probes=False)
+    found = alphabeta.search(b.state, node_limit=300_000)
     assert b.coords(found.move) == (8, 6) and found.score > alphabeta.WIN_MIN
 
 

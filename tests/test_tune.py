@@ -376,7 +376,7 @@ STANDARD_FILES = ("pentazen_standard_scores.txt.gz", "pentazen_standard_scores_g
     ("standard", STANDARD_FILES, 29184),
 ])
 def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, positions):
-    """The distilled tables in engine/evaluation.py are reproducible from the repository."""
+    """The distilled tables in engine/search/evaluation.py are reproducible from the repository."""
     args = ["tune", "--holdout", "0"]
     for name in files:
         args += ["--scores", str(DATA / name)]
@@ -388,27 +388,3 @@ def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, positions
     for name, table in zip(("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP", "PAIR_OWN",
                             "PAIR_OPP"), shipped):
         assert tuning.table_line(name, table) in lines
-
-
-@pytest.mark.parametrize("name, holdout, games, positions, fitted, table_line", [
-    ("pentazen_standard_scores_pv.txt.gz", "0", "games: 700 used (train 700, holdout 0)",
-     "positions: 13184 ", "fitted tables:  K=1727.0  MSE all 0.0685",
-     "OWN_WEIGHTS = np.array([0, 16, 28, 21, 22, 96, 118, -75, 2926, 4000, 0], dtype=np.int32)"),
-    ("pentazen_freestyle_scores_pv.txt.gz", "0.2", "games: 700 used (train 560, holdout 140)",
-     "positions: 13572 (train 10809, holdout 2763)",
-     "fitted tables:  K=1727.0  MSE train 0.0701  holdout 0.0616", None),
-])
-def test_the_play_positions_alone_give_the_fits_readme_reports(name, holdout, games, positions,
-                                                               fitted, table_line):
-    """Fitted alone at the pinned scale K 1727 (the tables before's best K on them), the files
-    of positions our search met in play, scored by PentaZen, give what README reports:
-    standard's the tables tried and dropped in stop 16, freestyle's the held-out figures of
-    stop 17 (the holdout split is by game, seeded)."""
-    r = CliRunner().invoke(main, ["tune", "--holdout", holdout, "--scale", "1727", "--scores",
-                                  str(DATA / name)])
-    assert r.exit_code == 0, r.output
-    lines = r.output.splitlines()
-    assert lines[0] == games
-    assert lines[1].startswith(positions)
-    assert lines[3].startswith(fitted)
-    assert table_line is None or table_line in lines
