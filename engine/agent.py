@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from gomoku.engine.game.board import BLACK, Board
-from gomoku.engine.game.core import BoardState
+from gomoku.engine.game.core import C_FIVE, M_COUNT, M_HEIGHT, M_STRIDE, M_TOMOVE, M_WIDTH, BoardState
 from gomoku.engine.limits import Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.numba_cache import drop_stale_cache
@@ -39,17 +39,17 @@ def static_move(st: BoardState, forbid: np.ndarray) -> np.int64:
 
     `forbid` marks cells the side to move may not use (renju fouls for black).
     Returns -1 when no empty cell is left."""
-    me = st.meta[5] - 1
+    me = st.meta[M_TOMOVE] - 1
     op = 1 - me
     n = st.cells.shape[0]
     best = -1
     best_val = -1
     centre = -1
-    any_near = st.meta[4] > 0
+    any_near = st.meta[M_COUNT] > 0
     if not any_near:
-        w = st.meta[0]
-        h = st.meta[1]
-        centre = (h // 2 + 5) * st.meta[2] + w // 2 + 5
+        w = st.meta[M_WIDTH]
+        h = st.meta[M_HEIGHT]
+        centre = (h // 2 + 5) * st.meta[M_STRIDE] + w // 2 + 5
         if st.cells[centre] == 0:
             return centre
     for phase in range(3):
@@ -57,11 +57,11 @@ def static_move(st: BoardState, forbid: np.ndarray) -> np.int64:
             if st.cells[i] != 0 or forbid[i] != 0:
                 continue
             if phase == 0:
-                if st.cls[me, i] == 10:
+                if st.cls[me, i] == C_FIVE:
                     return i
                 continue
             if phase == 1:
-                if st.cls[op, i] == 10:
+                if st.cls[op, i] == C_FIVE:
                     return i
                 continue
             if any_near and st.near[i] == 0:

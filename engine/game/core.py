@@ -26,8 +26,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from gomoku.engine.game.patterns import (EMPTY, BLACK, WHITE, WALL, B2, F4, NUM_PATTERNS, PATTERN_NAMES,  # noqa: F401
-                       pattern_tables)
+from gomoku.engine.game.patterns import (B2, B3, B4, BLACK, EMPTY, F2, F3, F4, F5, NUM_PATTERNS, OL,  # noqa: F401
+                                         PATTERN_NAMES, WALL, WHITE, pattern_tables)
 
 PAD = 5
 #: most (colour, cell) reclassifications one move makes: 40 line neighbours, two colours
@@ -132,17 +132,17 @@ def classify(p0: np.int64, p1: np.int64, p2: np.int64, p3: np.int64) -> np.int64
     n2 = 0
     weak = 0
     for p in (p0, p1, p2, p3):
-        if p == 10:
+        if p == F5:
             n5 += 1
-        elif p == 9:
+        elif p == F4:
             n4 += 1
-        elif p == 8:
+        elif p == B4:
             nb4 += 1
-        elif p == 7:
+        elif p == F3:
             n3 += 1
-        elif p == 6:
+        elif p == B3:
             nb3 += 1
-        elif p == 5:
+        elif p == F2:
             n2 += 1
         elif p >= 2:
             weak += 1
@@ -336,7 +336,7 @@ def _set_keys(st: BoardState, idx: np.int64, value: np.int64) -> None:
 
 @njit(cache=True, inline="always")
 def _add_near(st: BoardState, idx: np.int64, delta: np.int64) -> None:
-    stride = st.meta[2]
+    stride = st.meta[M_STRIDE]
     for dy in range(-2, 3):
         for dx in range(-2, 3):
             if dx != 0 or dy != 0:
@@ -361,14 +361,14 @@ def _set_cell(st: BoardState, idx: np.int64, value: np.int64, row: np.int64) -> 
         st.counts[c, PAIR_COUNTS + _pair_of(st.pidx[c, idx])] -= 1
         for d in range(4):
             st.counts[c, PATTERN_COUNTS + st.pat[c, d, idx]] -= 1
-    st.meta[7] -= 1
+    st.meta[M_EMPTY] -= 1
 
 
 @njit(cache=True, inline="always")
 def _widen_span(st: BoardState, src: np.int64, dst: np.int64, idx: np.int64) -> None:
     """span[dst] = span[src] grown to hold the cells within two rows and columns of a stone on
     idx."""
-    reach = 2 * st.meta[2] + 2
+    reach = 2 * st.meta[M_STRIDE] + 2
     st.span[dst, 0] = min(st.span[src, 0], idx - reach)
     st.span[dst, 1] = max(st.span[src, 1], idx + reach + 1)
 
@@ -388,19 +388,19 @@ def _copy_counts(counts: np.ndarray, log: np.ndarray, row: np.int64, save: bool)
 @njit(cache=True, _nrt=False)
 def make_move(st: BoardState, idx: np.int64) -> None:
     """Play the side to move at empty cell idx (caller checks legality)."""
-    color = st.meta[5]
-    won = st.pat[color - 1, 0, idx] == 10 or st.pat[color - 1, 1, idx] == 10 or \
-        st.pat[color - 1, 2, idx] == 10 or st.pat[color - 1, 3, idx] == 10
-    c = st.meta[4]
+    color = st.meta[M_TOMOVE]
+    won = st.pat[color - 1, 0, idx] == F5 or st.pat[color - 1, 1, idx] == F5 or \
+        st.pat[color - 1, 2, idx] == F5 or st.pat[color - 1, 3, idx] == F5
+    c = st.meta[M_COUNT]
     _copy_counts(st.counts, st.counts_log, c, True)
     st.undo_log[c, 0] = 0
     _set_cell(st, idx, color, c)
     st.hashv[0] ^= st.zobrist[color, idx]
     st.moves[c] = idx
     _widen_span(st, c, c + 1, idx)
-    st.meta[4] = c + 1
-    st.meta[5] = 3 - color
-    st.meta[6] = color if won else 0
+    st.meta[M_COUNT] = c + 1
+    st.meta[M_TOMOVE] = 3 - color
+    st.meta[M_WINNER] = color if won else 0
 
 
 @njit(cache=True, _nrt=False)
@@ -409,8 +409,8 @@ def undo_move(st: BoardState) -> np.int64:
     than looking the neighbours' patterns up again: the moves after it are undone already, so
     every logged cell is empty and as make_move left it. A make/undo pair took 1.24 µs, now
     0.54 µs (40 moves of an opening); the bench 619 k -> 727 k nodes/s."""
-    c = st.meta[4] - 1
-    st.meta[4] = c
+    c = st.meta[M_COUNT] - 1
+    st.meta[M_COUNT] = c
     idx = np.int64(st.moves[c])
     color = st.cells[idx]
     st.cells[idx] = 0
@@ -427,10 +427,10 @@ def undo_move(st: BoardState) -> np.int64:
         st.cls[k, j] = (w >> 19) & 15
         st.score[k, j] = st.undo_log[c, 2 + 2 * e]
     _copy_counts(st.counts, st.counts_log, c, False)
-    st.meta[7] += 1
+    st.meta[M_EMPTY] += 1
     st.hashv[0] ^= st.zobrist[color, idx]
-    st.meta[5] = color
-    st.meta[6] = 0
+    st.meta[M_TOMOVE] = color
+    st.meta[M_WINNER] = 0
     return idx
 
 
@@ -447,7 +447,7 @@ def rebuild(st: BoardState) -> None:
     n = st.cells.shape[0]
     st.counts[:, :] = 0
     st.near[:] = 0
-    stride = st.meta[2]
+    stride = st.meta[M_STRIDE]
     empties = 0
     for i in range(n):
         for d in range(4):
@@ -461,12 +461,12 @@ def rebuild(st: BoardState) -> None:
                 v = 3 if j < 0 or j >= n else st.cells[j]
                 key |= v << (2 * (4 + k))
             st.keys[d, i] = key
-    st.span[st.meta[4], 0] = n
-    st.span[st.meta[4], 1] = 0
+    st.span[st.meta[M_COUNT], 0] = n
+    st.span[st.meta[M_COUNT], 1] = 0
     for i in range(n):
         v = st.cells[i]
         if v == 1 or v == 2:
-            _widen_span(st, st.meta[4], st.meta[4], i)
+            _widen_span(st, st.meta[M_COUNT], st.meta[M_COUNT], i)
             for dy in range(-2, 3):
                 for dx in range(-2, 3):
                     if dx != 0 or dy != 0:
@@ -482,7 +482,7 @@ def rebuild(st: BoardState) -> None:
                 p = st.tables[st.keys[d, i]]
                 st.pat[0, d, i] = p & 15
                 st.pat[1, d, i] = p >> 4
-    st.meta[7] = empties
+    st.meta[M_EMPTY] = empties
     h = np.uint64(0)
     for i in range(n):
         v = st.cells[i]
@@ -499,7 +499,7 @@ def scan_span(st: BoardState) -> tuple[np.int64, np.int64]:
     when no stone is on the board. The padded board has ~520 cells; early and middle games
     need a third to a half of them (the bench runs 2 % faster: the work per candidate, not
     the scan, is what the generators spend their time on)."""
-    c = st.meta[4]
+    c = st.meta[M_COUNT]
     return st.span[c, 0], st.span[c, 1]
 
 
@@ -630,10 +630,10 @@ def forbidden_mask(st: BoardState, out: np.ndarray) -> np.int64:
         if st.cells[i] != 0:
             continue
         k = st.cls[0, i]
-        suspect = k == 9 or k == 8 or k == 7
+        suspect = k == C_F4 or k == C_B4F3 or k == C_F3X2
         if not suspect:
             for d in range(4):
-                if st.pat[0, d, i] == 1:
+                if st.pat[0, d, i] == OL:
                     suspect = True
         if suspect and is_forbidden_at(st.cells, st.steps, np.int64(i), zero):
             out[i] = 1
@@ -649,20 +649,20 @@ def random_playouts(st: BoardState, games: np.int64, seed: np.int64) -> np.int64
     n = st.cells.shape[0]
     empties = np.empty(n, dtype=np.int64)
     total = 0
-    base = st.meta[4]
+    base = st.meta[M_COUNT]
     for g in range(games):
         m = 0
         for i in range(n):
             if st.cells[i] == 0:
                 empties[m] = i
                 m += 1
-        while m > 0 and st.meta[6] == 0:
+        while m > 0 and st.meta[M_WINNER] == 0:
             r = np.random.randint(0, m)
             idx = empties[r]
             empties[r] = empties[m - 1]
             m -= 1
             make_move(st, idx)
             total += 1
-        while st.meta[4] > base:
+        while st.meta[M_COUNT] > base:
             undo_move(st)
     return total

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gomoku.engine.game.rules import NUM_RULES, Rule
+from gomoku.engine.game.rules import NUM_RULES, R_CARO, R_CARO_EXACT, R_RENJU, R_STANDARD, Rule
 
 EMPTY, BLACK, WHITE, WALL = 0, 1, 2, 3
 
@@ -53,13 +53,13 @@ def _line_result(key: np.int64, color: np.int64, rule: np.int64) -> np.int64:
     total = left + right + 1
     if total < 5:
         return 0
-    exact = rule == 1 or rule == 4 or (rule == 2 and color == 1)
+    exact = rule == R_STANDARD or rule == R_CARO_EXACT or (rule == R_RENJU and color == BLACK)
     if total > 5:
         if exact:
             return 1
         return 2
     # exactly five
-    if rule == 3 or rule == 4:
+    if rule == R_CARO or rule == R_CARO_EXACT:
         opp = 3 - color
         lend = _neighbour(key, -(left + 1))
         rend = _neighbour(key, right + 1)

@@ -72,3 +72,6 @@ def parse_rule(text: str | int) -> Rule:
     except ValueError:
         pass
     raise ValueError(f"unknown rule {text!r}: use freestyle, standard, renju, caro, caro5 or 0/1/4/8/9")
+
+#: the rule ids as plain ints, for jitted code (st.meta[M_RULE] holds one)
+R_FREESTYLE, R_STANDARD, R_RENJU, R_CARO, R_CARO_EXACT = (int(r) for r in Rule)

@@ -5,7 +5,7 @@ sides (a found win is played at once; an opponent VCF restricts the root to move
 it), a check of the move chosen (a df-pn VCT for the opponent after it: a refuted move is
 dropped and the depth searched again), and the clock. Each iteration searches the root with
 the full window: the scores of successive iterations differ by more than any narrow window in
-these positions (aspiration windows lost in self-play; docs/ has the figures).
+these positions (aspiration windows lost in self-play: docs/engine-history.md).
 
 Time never enters the jitted code: a watcher thread sets ctrl[C_STOP] at the deadline or when
 `stop` is set, and the nogil search polls it every node. Under a node or depth limit (and no
@@ -22,7 +22,8 @@ from typing import Any, Mapping, Optional
 import numpy as np
 
 from gomoku.engine.game import core
-from gomoku.engine.game.core import BoardState, make_move, undo_move
+from gomoku.engine.game.core import C_FIVE, BoardState, make_move, undo_move
+from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.search import dfpn, evaluation, threats
 from gomoku.engine.search.pvs import refutes_vcf, root_moves, root_search
 from gomoku.engine.timeman import Deadlines, exact_deadlines
@@ -82,17 +83,10 @@ FINAL_CHECKS = 10
 #: root probes' node budgets under a clock: a tenth of the nodes the move's time buys at
 #: about 250 k nodes/s
 PROBE_NODES_PER_S = 25_000
-#: a move check's budget, in root probe budgets. The checks cost time the search would have
-#: had and did not move the results beyond the noise: against PentaZen at time odds (60 games)
-#: 14-42-4 and 12-46-2 (local df-pn), 17-43 (whole-board), 11-46-3 (twice the budget), 16-44 without;
-#: self-play against the search without them 47-53 and 51-47-2 (100 games each). Those runs
-#: used df-pn's reach 3; with PROBE_REACH 5 twice the budget is what was measured (below)
+#: a move check's budget, in root probe budgets (twice: measured with PROBE_REACH 5)
 VERIFY_SCALE = 2.0
-#: df-pn's reach (engine.dfpn.REACH) in the root probe and the move checks. PentaZen's wins
-#: are often VCTs whose threes wander further than three rows from the last one: on 245 positions
-#: where it announced a win, df-pn at 200 k nodes proves 79 with reach 5 and 54 with reach 3.
-#: Reach 5 and twice the check budget against reach 3 and the old budget: self-play 54-45-1 at
-#: 0.5 s/move (100 games)
+#: df-pn's reach (dfpn.REACH) in the root probe and the move checks: a stronger engine's wins
+#: are often VCTs whose threes wander further than three rows from the last one
 PROBE_REACH = 5
 
 
@@ -276,7 +270,7 @@ def _search(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, t0: float, max_
         if nroot == 0:
             # nothing sensible (or only fouls) left: any legal cell, else -1 (board full)
             mask = np.zeros(n_cells, dtype=np.int8)
-            if me == 0 and int(st.meta[core.M_RULE]) == 2:
+            if me == 0 and int(st.meta[core.M_RULE]) == R_RENJU:
                 core.forbidden_mask(st, mask)
             free = np.flatnonzero((st.cells == 0) & (mask == 0))
             mv = int(free[0]) if len(free) else -1
@@ -284,7 +278,7 @@ def _search(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, t0: float, max_
         best = SearchResult(int(rm[0]), 0, 0, 0, 0.0, [int(rm[0])])
         if nroot == 1:
             best.depth = 1
-            if st.counts[me, 10] > 0:
+            if st.counts[me, C_FIVE] > 0:
                 best.score = WIN - 1
             return _finish(best, ctrl, t0)
         # -- threat probes at the root
@@ -306,7 +300,7 @@ def _search(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, t0: float, max_
                 opp_win, _ = _probe(st, cx, dtab, "vcf", 1 - me, 40, probe_budget, node_cap)
             finally:
                 st.meta[core.M_TOMOVE] = me + 1
-            if opp_win and st.counts[1 - me, 10] == 0:
+            if opp_win and st.counts[1 - me, C_FIVE] == 0:
                 keep = np.zeros(nroot, dtype=np.int8)
                 saved = int(ctrl[C_NODE_LIMIT])
                 lim = int(ctrl[C_NODES]) + 2 * probe_budget

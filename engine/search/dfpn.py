@@ -39,8 +39,8 @@ from typing import NamedTuple, Optional
 import numpy as np
 from numba import njit
 
-from gomoku.engine.game.core import BoardState, make_move, scan_span, undo_move
-from gomoku.engine.search.threats import (C_NODES, MAXPLY, ThreatResult, _has_real_threat,
+from gomoku.engine.game.core import C_B4, C_B4F3, C_F3, C_F3X2, C_F4, C_FIVE, M_COUNT, M_STRIDE, M_TOMOVE, BoardState, make_move, scan_span, undo_move
+from gomoku.engine.search.threats import (C_NODES, C_STOP, MAXPLY, ThreatResult, _has_real_threat,
                       block_fives, find_class_cell, is_foul, is_four_class,
                       new_ctrl, tick)
 
@@ -121,7 +121,7 @@ def _key(st: BoardState, a: np.int64) -> np.uint64:
 @njit(cache=True, inline="always")
 def _child_key(st: BoardState, a: np.int64, i: np.int64) -> np.uint64:
     """_key of the position after the side to move plays i, without playing it."""
-    return (st.hashv[0] ^ st.zobrist[st.meta[5], i]) ^ _SALT[a]
+    return (st.hashv[0] ^ st.zobrist[st.meta[M_TOMOVE], i]) ^ _SALT[a]
 
 
 @njit(cache=True, inline="always")
@@ -134,26 +134,26 @@ def _gen(st: BoardState, a: np.int64, attacker: bool, ply: np.int64, tab: DfpnTa
     kids = tab.kids[ply]
     cnt = 0
     if attacker:
-        if st.counts[a, 10] > 0:
+        if st.counts[a, C_FIVE] > 0:
             return -1
-        if st.counts[d, 10] > 0:
+        if st.counts[d, C_FIVE] > 0:
             nb = block_fives(st, d, np.int64(-1), tab.blocks[ply])
             for t in range(nb):
                 kids[cnt] = tab.blocks[ply, t]
                 cnt += 1
             return cnt
         lo, hi = scan_span(st)
-        stride = st.meta[2]
-        last = np.int64(st.moves[st.meta[4] - 2]) if ply >= 2 and reach > 0 else np.int64(-1)
+        stride = st.meta[M_STRIDE]
+        last = np.int64(st.moves[st.meta[M_COUNT] - 2]) if ply >= 2 and reach > 0 else np.int64(-1)
         lx = last % stride
         ly = last // stride
         for i in range(lo, hi):
             if st.cells[i] != 0:
                 continue
             k = st.cls[a, i]
-            if k < 5 or k > 9 or cnt >= MAX_CHILDREN:
+            if k < C_F3 or k > C_F4 or cnt >= MAX_CHILDREN:
                 continue
-            if last >= 0 and k < 7:
+            if last >= 0 and k < C_F3X2:
                 if abs(i % stride - lx) > reach or abs(i // stride - ly) > reach:
                     continue
             if is_foul(st, a + 1, np.int64(i)):
@@ -161,9 +161,9 @@ def _gen(st: BoardState, a: np.int64, attacker: bool, ply: np.int64, tab: DfpnTa
             kids[cnt] = i
             cnt += 1
         return cnt
-    if st.counts[d, 10] > 0:
+    if st.counts[d, C_FIVE] > 0:
         return -1                           # the defender completes a five
-    if st.counts[a, 10] > 0:
+    if st.counts[a, C_FIVE] > 0:
         nb = block_fives(st, a, np.int64(-1), tab.blocks[ply])
         if nb == 0:
             return -2
@@ -197,9 +197,9 @@ def _child_guess(st: BoardState, a: np.int64, attacker: bool, i: np.int64) -> tu
     if not attacker:
         return np.int64(1), np.int64(1)
     k = st.cls[a, i]
-    if k == 6 or k == 8 or k == 9:
+    if k == C_B4 or k == C_B4F3 or k == C_F4:
         return np.int64(1), np.int64(1)
-    if k == 7:
+    if k == C_F3X2:
         return np.int64(2), np.int64(1)
     return np.int64(3), np.int64(1)
 
@@ -261,7 +261,7 @@ def _mid(st: BoardState, a: np.int64, ply: np.int64, thpn: np.int64, thdn: np.in
                 second = mins[t]
         pn = mn if atk else sm
         dn = sm if atk else mn
-        if mn >= th_min or sm >= th_sum or mn == 0 or sm == 0 or ctrl[0] != 0:
+        if mn >= th_min or sm >= th_sum or mn == 0 or sm == 0 or ctrl[C_STOP] != 0:
             break
         c_min = min(th_min, max(second + 1, second + second // 4))
         c_sum = min(th_sum - sm + sums[best], INF_PN)
@@ -274,7 +274,7 @@ def _mid(st: BoardState, a: np.int64, ply: np.int64, thpn: np.int64, thdn: np.in
         # the recursion reused deeper rows only: this node's lists are intact
         kpn[best] = tab.out[ply + 1, 0]
         kdn[best] = tab.out[ply + 1, 1]
-    if ctrl[0] == 0:
+    if ctrl[C_STOP] == 0:
         _store(tab, key, pn, dn)
     tab.out[ply, 0] = pn
     tab.out[ply, 1] = dn
@@ -287,7 +287,7 @@ def dfpn(st: BoardState, a: np.int64, ctrl: np.ndarray, tab: DfpnTable, reach: n
     _mid(st, a, np.int64(0), INF_PN, INF_PN, ctrl, tab, np.int64(1), reach)
     if tab.out[0, 0] == 0:
         return 1
-    if tab.out[0, 1] == 0 and ctrl[0] == 0:
+    if tab.out[0, 1] == 0 and ctrl[C_STOP] == 0:
         return 0
     return -1
 
@@ -303,10 +303,10 @@ def proof_line(st: BoardState, a: np.int64, tab: DfpnTable, pv: np.ndarray, reac
     while ply < pv.shape[0] - 2:
         n = _gen(st, a, atk, np.int64(ply), tab, reach)
         if n <= 0:
-            if atk and n == -1 and st.counts[a, 10] > 0:
+            if atk and n == -1 and st.counts[a, C_FIVE] > 0:
                 pv[ply] = find_class_cell(st, a, np.int64(10))
                 ply += 1
-            elif not atk and n == -2 and st.counts[a, 10] >= 2:
+            elif not atk and n == -2 and st.counts[a, C_FIVE] >= 2:
                 # two five cells: the defender blocks one, the attacker plays the other
                 j = find_class_cell(st, a, np.int64(10))
                 pv[ply] = j
@@ -337,7 +337,7 @@ def proof_line(st: BoardState, a: np.int64, tab: DfpnTable, pv: np.ndarray, reac
 def solve_vct(st: BoardState, node_limit: int = 0, ctrl: Optional[np.ndarray] = None,
               tab: Optional[DfpnTable] = None, reach: int = REACH) -> ThreatResult:
     """Run df-pn VCT for the side to move on `st` (restored afterwards)."""
-    a = np.int64(st.meta[5] - 1)
+    a = np.int64(st.meta[M_TOMOVE] - 1)
     if ctrl is None:
         ctrl = new_ctrl(node_limit)
     if tab is None:

@@ -14,17 +14,14 @@ meetings apart (F3X2, B4F3). The side to move gets the larger weights because it
 first: its open three is one step from an open four, the opponent's is one step from being
 blocked.
 
-The tables are fitted, not guessed: `gomoku tune GAMES...` (engine.tuning, Texel's method)
+The tables are fitted, not guessed: `gomoku tune GAMES...` (gomoku.train.tuning, Texel's method)
 fits the logistic of this evaluation to game results over the positions the leaf scores, and
 `gomoku tune --scores FILE` to a stronger engine's judgement of positions (freestyle's tables,
 below, which play clearly better than the result-fitted ones).
-The common tables come from 1036 games (24042 positions: our matches against PentaZen and
-ourselves, freestyle, standard and renju), `gomoku tune --holdout 0 $(find runs -name '*.sgf')`:
-prediction error (MSE) 0.178 with the earlier hand-set tables, 0.141 fitted. The units stay
-those of the earlier tables (the fit is scaled by their logistic K, ~960), so the search's
-margins keep their meaning; the weak classes come out slightly negative (noise, harmless).
-They weigh classes only (fitted before the patterns were counted; `--no-patterns` fits that
-way); renju and caro use them.
+The common tables (renju and caro use them) are fitted to game results of our matches
+(`gomoku tune --holdout 0 GAMES`); they weigh classes only. The units are those of the first
+hand-set tables (each fit is scaled by their logistic K, ~960), so the search's margins keep
+their meaning.
 
 Class order (core.C_*): NONE, WEAK, F2, B3, F2X2, F3, B4, F3X2, B4F3, F4, FIVE.
 Pattern order (patterns.*): DEAD, OL, B1, F1, B2, F2, B3, F3, B4, F4, F5.
@@ -59,24 +56,10 @@ OWN_WEIGHTS = np.array([0, -9, 29, 61, 18, 177, 209, 523, 3472, 4000, 0], dtype=
 #: weight per empty cell of each class, for the side that just moved (subtracted)
 OPP_WEIGHTS = np.array([0, -12, 20, 56, 14, 152, 219, 264, 1003, 635, 0], dtype=np.int32)
 
-#: standard (exactly five) has tables of its own, distilled like freestyle's (below) from four
-#: files in tools/data, 29184 positions: pentazen_standard_scores.txt.gz (6000, half from
-#: PentaZen's standard self-play, half from our standard games against it), ..._games2.txt.gz
-#: (5000 from the standard games of our matches), ..._lines.txt.gz (5000 game positions
-#: followed by 1-6 moves from the 8 best of our move ordering) and ..._pv.txt.gz (13184 from
-#: 700 of our standard games against PentaZen at 1 s/move: the position after 1-8 moves of the
-#: principal variation we reported at each of our moves, and half of the game positions: what
-#: the search meets in play). `gomoku tune --holdout 0 --scores F1 --scores F2 --scores F3
-#: --scores F4` gives these lines (scaled at the tables before's best K on those files, 1215.5).
-#: On the play positions the tables fitted to the first three files were twice as sure as the
-#: teacher (best K 1727 there, 855 on their own files); fitted to the fourth file alone they
-#: predict it better (held out 0.0669 against 0.0750) but lost in self-play (82-107-11 at
-#: 0.3 s/move) and did not score better against PentaZen (35.5 % over 200 games). These, fitted
-#: to all four, beat the tables before in self-play 103-81-16 (200 games at 0.3 s/move, 55.5 %).
-#: The tables before: with pairs against class and pattern tables 54-40-6 and 60-37-3 (200
-#: games, 59 %, Elo +65); class and pattern tables against the class tables before 106-88-6;
-#: those against the result-fitted standard tables 62-37-1 in self-play, and against PentaZen
-#: at 50 ms a move, we at 1 s, 20-39-1 against 12-47-1.
+#: standard (exactly five) has tables of its own, distilled like freestyle's (below) from the
+#: four standard files in tools/data (29184 positions): `gomoku tune --holdout 0 --scores F1
+#: --scores F2 --scores F3 --scores F4` gives these lines. How they were chosen against the
+#: fits before them: docs/engine-history.md.
 STANDARD_OWN_WEIGHTS = np.array([0, 5, 6, 14, 20, 73, 115, 52, 2473, 4000, 0], dtype=np.int32)
 STANDARD_OPP_WEIGHTS = np.array([0, 1, -6, 2, 28, 52, 117, 26, 658, 342, 0], dtype=np.int32)
 STANDARD_PATTERN_OWN = np.array([0, 0, 2, 3, 17, 8, 36, 53, 125, 0, 0], dtype=np.int32)
@@ -87,30 +70,9 @@ STANDARD_PAIR_OPP = np.array([0, -13, -15, -13, 11, -23, 16, 25, 77, 98, 47, 87,
 #: freestyle's tables are distilled from a stronger engine instead of fitted to results:
 #: positions labelled with PentaZen's 200 ms search score turned into a win probability (how:
 #: the files' headers). Game results say little per position (every position of a game gets
-#: the same label); a teacher's score says what this position is worth. Four files in
-#: tools/data, 35572 positions: pentazen_freestyle_scores.txt.gz (6000, half from PentaZen's
-#: self-play, half from our games against it), ..._games2.txt.gz (8000 from 2220 later games,
-#: ours against PentaZen and self-play), ..._lines.txt.gz (8000 game positions followed by
-#: 1-6 moves drawn from the 8 best of our move ordering: what a search line reaches, which is
-#: what the evaluation is asked about; the game positions alone predict those with MSE 0.098,
-#: fitted with them 0.087) and ..._pv.txt.gz (13572 from 700 of our freestyle games against
-#: PentaZen at 1 s/move: the position after 1-8 moves of the principal variation we reported
-#: at each of our moves, and half of the game positions, as standard's fourth file).
-#: `gomoku tune --holdout 0 --scores F1 --scores F2 --scores F3 --scores F4` gives these lines.
-#: On the play positions the tables fitted to the first three files were too sure (best K 1727
-#: there, 1215.5 on their own files); held out on all four (--holdout 0.2) both fits score
-#: MSE 0.0717. These, fitted to all four, against the three-file tables: 94-90-16 in self-play
-#: (200 games at 0.3 s/move), and against PentaZen at 1 s/move 166-206-28 over 400 games
-#: (45.0 %) where the three-file tables scored 103-176-21 over 300 (37.8 %). They prove fewer
-#: of PentaZen's announced wins at 500 k nodes (61 of 479 against 70) and miss the 23-ply
-#: attack of tests/test_search.py's LONG_ATTACK, which the three-file tables find.
-#: The three-file tables, with pairs, against class and pattern tables: 53-46-1, 54-41-5 and
-#: 53-46-1 in self-play (300 games, 54.5 %, Elo +31); class and pattern tables against the
-#: earlier class tables 168-129-3 (+45 +- 40 Elo). Fitted to the undecided positions alone
-#: (teacher's p strictly between 0 and 1, which predicts those best) 11-44: a four-three
-#: point that is not a win, all they see, came out as a liability.
-#: The first, class-only distillation (first file) had beaten the result-fitted common tables
-#: 72-27-1 in self-play and 35 % against 25 % against PentaZen at 50 ms a move (we at 1 s).
+#: the same label); a teacher's score says what this position is worth. The four freestyle
+#: files in tools/data (35572 positions), `gomoku tune --holdout 0 --scores F1 ... --scores F4`
+#: gives these lines; what each file holds and how the fit was chosen: docs/engine-history.md.
 FREESTYLE_OWN_WEIGHTS = np.array([0, 2, 10, 16, 0, 64, 96, 160, 2496, 4000, 0], dtype=np.int32)
 FREESTYLE_OPP_WEIGHTS = np.array([0, -2, 2, 5, -5, 45, 99, 56, 670, 292, 0], dtype=np.int32)
 FREESTYLE_PATTERN_OWN = np.array([0, 0, 3, 2, 17, 2, 36, 60, 106, 0, 0], dtype=np.int32)

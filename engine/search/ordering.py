@@ -10,14 +10,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gomoku.engine.game.core import BoardState, scan_span
+from gomoku.engine.game.core import (C_F4, C_FIVE, M_COUNT, M_HEIGHT, M_RULE, M_STRIDE, M_TOMOVE, M_WIDTH, BoardState,
+                                     scan_span)
+from gomoku.engine.game.rules import R_CARO
 from gomoku.engine.search import threats
 from gomoku.engine.search.threats import is_four_class
 from gomoku.engine.search.tables import (P_CALM_OPP, P_CALM_OWN, SearchCtx)
 
 @njit(cache=True, inline="always")
 def _caro(st: BoardState) -> bool:
-    return st.meta[3] >= 3
+    return st.meta[M_RULE] >= R_CARO
 
 
 @njit(cache=True, inline="always")
@@ -25,21 +27,21 @@ def gen_moves(st: BoardState, cx: SearchCtx, ply: np.int64, ttmove: np.int64) ->
     """Candidate moves of the side to move into cx.moves[ply] with their ordering values in
     cx.vals[ply], unsorted (see pick_move); returns the count. Fouls are not removed here
     (checked lazily when a move is tried)."""
-    me = st.meta[5] - 1
+    me = st.meta[M_TOMOVE] - 1
     op = 1 - me
     n = st.cells.shape[0]
     mv = cx.moves[ply]
     vl = cx.vals[ply]
     cnt = 0
     lo, hi = scan_span(st)
-    if st.counts[me, 10] > 0:
+    if st.counts[me, C_FIVE] > 0:
         # our own five beats everything, including blocking the opponent's
         for i in range(lo, hi):
-            if st.cells[i] == 0 and st.cls[me, i] == 10:
+            if st.cells[i] == 0 and st.cls[me, i] == C_FIVE:
                 mv[cnt] = i
                 vl[cnt] = st.score[me, i]
                 cnt += 1
-    elif st.counts[op, 10] > 0:
+    elif st.counts[op, C_FIVE] > 0:
         # must stop the opponent's five
         buf = cx.ttt.buf[ply]
         nb = threats.block_fives(st, np.int64(op), np.int64(-1), buf)
@@ -50,14 +52,14 @@ def gen_moves(st: BoardState, cx: SearchCtx, ply: np.int64, ttmove: np.int64) ->
         if nb == 0 and ply == 0:
             # lost (two fives): at the root still block one of them, the opponent may err
             for i in range(n):
-                if st.cells[i] == 0 and st.cls[op, i] == 10:
+                if st.cells[i] == 0 and st.cls[op, i] == C_FIVE:
                     mv[cnt] = i
                     vl[cnt] = st.score[me, i]
                     cnt += 1
     else:
-        mode = 2 if st.counts[op, 9] > 0 else 0
-        if st.meta[4] == 0:
-            c = (st.meta[1] // 2 + 5) * st.meta[2] + st.meta[0] // 2 + 5
+        mode = 2 if st.counts[op, C_F4] > 0 else 0
+        if st.meta[M_COUNT] == 0:
+            c = (st.meta[M_HEIGHT] // 2 + 5) * st.meta[M_STRIDE] + st.meta[M_WIDTH] // 2 + 5
             if st.cells[c] == 0:
                 mv[0] = c
                 vl[0] = 0

@@ -19,10 +19,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gomoku.engine.game.core import BoardState, make_move, undo_move
+from gomoku.engine.game.core import C_B4F3, C_F4, C_FIVE, M_EMPTY, M_RULE, M_TOMOVE, BoardState, make_move, undo_move
+from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.numba_cache import drop_stale_cache
 from gomoku.engine.search.prefetch import prefetch_row
-from gomoku.engine.search.threats import is_foul, tick, vcf
+from gomoku.engine.search.threats import C_PVLEN, C_STOP, is_foul, tick, vcf
 from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves, pick_move, sort_moves)
 from gomoku.engine.search.tables import (EXACT, FUTILITY, INF, LMR, LOWER, MAXPLY, MOVE_COUNT_NOISY,
                                          MOVE_COUNT_QUIET, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_PRUNE, P_RAISED,
@@ -39,7 +40,7 @@ def evaluate(st: BoardState, cx: SearchCtx) -> np.int64:
     classes, line patterns and pattern pairs (engine.evaluation). One loop over every count:
     set_weights zeroes what is not weighed, and a single straight loop runs faster than three
     over the weighed ranges (bench +5 % nodes/s)."""
-    me = st.meta[5] - 1
+    me = st.meta[M_TOMOVE] - 1
     op = 1 - me
     v = 0
     for k in range(cx.wown.shape[0]):
@@ -54,21 +55,21 @@ def _open_four_next(st: BoardState, me: np.int64) -> bool:
     not win) nor renju black (the cell may be a foul). Asked at every node, not only at the
     leaves: searching such a node costs the three plies it takes to see the five (bench: 4 %
     fewer nodes; 8 more of PentaZen's 245 announced wins proven in 0.5 s)."""
-    return st.counts[me, 9] > 0 and st.counts[1 - me, 10] == 0 and not _caro(st) \
-        and not (me == 0 and st.meta[3] == 2)
+    return st.counts[me, C_F4] > 0 and st.counts[1 - me, C_FIVE] == 0 and not _caro(st) \
+        and not (me == 0 and st.meta[M_RULE] == R_RENJU)
 
 
 @njit(cache=True, inline="always")
 def _leaf(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
     """Score of a node the search does not expand (pvs has already asked _open_four_next)."""
-    me = st.meta[5] - 1
+    me = st.meta[M_TOMOVE] - 1
     lv = cx.params[P_LEAF_VCF]
-    if lv > 0 and st.counts[me, 8] > 0:
+    if lv > 0 and st.counts[me, C_B4F3] > 0:
         # only where a four-three is on offer: probing every leaf with a four costs more
         # nodes than it saves (self-play at equal time: 5-14 against no probe)
-        cx.ctrl[3] = 0
+        cx.ctrl[C_PVLEN] = 0
         if vcf(st, np.int64(me), lv, np.int64(0), cx.ctrl, cx.tpv, cx.ttt):
-            return WIN - ply - cx.ctrl[3]
+            return WIN - ply - cx.ctrl[C_PVLEN]
     return evaluate(st, cx)
 
 
@@ -86,12 +87,12 @@ def _settled(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
     cx.pvlen[ply] = ply
     if tick(cx.ctrl):
         return 0
-    me = st.meta[5] - 1
-    if st.counts[me, 10] > 0:
+    me = st.meta[M_TOMOVE] - 1
+    if st.counts[me, C_FIVE] > 0:
         return WIN - ply
-    if st.meta[7] == 0:
+    if st.meta[M_EMPTY] == 0:
         return 0
-    if st.counts[1 - me, 10] >= 2 and not _caro(st):
+    if st.counts[1 - me, C_FIVE] >= 2 and not _caro(st):
         return -(WIN - ply - 1)
     if _open_four_next(st, me):
         return WIN - ply - 3
@@ -104,7 +105,7 @@ def _leaf_child(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64) -
     worked out in the parent, or NOT_LEAF. Most nodes are such leaves; a pvs call costs them
     the ~30 arrays of the two tuples passed in and out, and a TT probe, a likely cache miss,
     that can only hit where a transposition was searched deeper."""
-    if depth > 0 or ply >= MAXPLY - 2 or st.counts[2 - st.meta[5], 10] > 0:
+    if depth > 0 or ply >= MAXPLY - 2 or st.counts[2 - st.meta[M_TOMOVE], 10] > 0:
         return NOT_LEAF
     v = _settled(st, cx, ply)
     return _leaf(st, cx, ply) if v == UNSETTLED else v
@@ -127,7 +128,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     v = _settled(st, cx, ply)
     if v != UNSETTLED:
         return v
-    me = st.meta[5] - 1
+    me = st.meta[M_TOMOVE] - 1
     op = 1 - me
     pvnode = beta - alpha > 1
     # killers are kept per ply; the grandchildren's come from another part of the tree, which
@@ -156,17 +157,17 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
                 s += ply
             if f == EXACT or (f == LOWER and s >= beta) or (f == UPPER and s <= alpha):
                 return s
-    forced = st.counts[op, 10] > 0
+    forced = st.counts[op, C_FIVE] > 0
     if (depth <= 0 and not forced) or ply >= MAXPLY - 2:
         return _leaf(st, cx, ply)
     prune = cx.params[P_PRUNE] != 0 and not forced
     # the static evaluation drives the pruning below, where the opponent has no three to answer
-    static = prune and not pvnode and st.counts[op, 9] == 0
+    static = prune and not pvnode and st.counts[op, C_F4] == 0
     sev = evaluate(st, cx) if static else 0
     if static and ttf >= 0 and (ttf == EXACT or (ttf == LOWER) == (tts > sev)):
         sev = tts                     # a searched bound says more than the static guess
     # static pruning, where nothing is proven either
-    if static and st.counts[me, 9] == 0:
+    if static and st.counts[me, C_F4] == 0:
         if depth <= RFP_DEPTH and sev - RFP_MARGIN * depth >= beta:
             return sev
         if depth <= RAZOR_DEPTH and sev + RAZOR_MARGIN * depth <= alpha:
@@ -179,14 +180,14 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     if width > 0 and nm > width and not forced:
         nm = width
     newdepth = depth if forced else depth - 1
-    renju_black = me == 0 and st.meta[3] == 2
+    renju_black = me == 0 and st.meta[M_RULE] == R_RENJU
     best = -INF
     bestmove = -1
     a0 = alpha
     searched = 0
     dropped = False
-    quiet_node = st.counts[0, 9] == 0 and st.counts[1, 9] == 0 and st.counts[0, 10] == 0 \
-        and st.counts[1, 10] == 0
+    quiet_node = st.counts[0, C_F4] == 0 and st.counts[1, C_F4] == 0 and st.counts[0, C_FIVE] == 0 \
+        and st.counts[1, C_FIVE] == 0
     dd = min(depth, 63)
     mcount = MOVE_COUNT_QUIET[dd] if quiet_node else MOVE_COUNT_NOISY[dd]
     # futility: quiet moves cannot lift a node this far below alpha
@@ -242,7 +243,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
                 v, _ = _child(st, cx, newdepth, ply + 1, alpha, beta)
         undo_move(st)
         searched += 1
-        if cx.ctrl[0] != 0:
+        if cx.ctrl[C_STOP] != 0:
             return 0
         if v > best:
             best = v
@@ -300,7 +301,7 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarr
             if v > best:
                 v = -pvs(st, cx, depth - 1, np.int64(1), np.int64(-INF), -best)
         undo_move(st)
-        if cx.ctrl[0] != 0:
+        if cx.ctrl[C_STOP] != 0:
             break
         if v > best:
             best = v
@@ -321,7 +322,7 @@ def root_moves(st: BoardState, cx: SearchCtx, out: np.ndarray) -> np.int64:
     """Legal candidate moves at the root (fouls removed), best first."""
     n = gen_moves(st, cx, np.int64(0), np.int64(-1))
     sort_moves(cx.moves[0], cx.vals[0], n)
-    me = st.meta[5] - 1
+    me = st.meta[M_TOMOVE] - 1
     k = 0
     for t in range(n):
         m = np.int64(cx.moves[0, t])
@@ -340,10 +341,10 @@ def refutes_vcf(st: BoardState, cx: SearchCtx, cand: np.ndarray, n: np.int64, de
     for t in range(n):
         m = np.int64(cand[t])
         make_move(st, m)
-        op = st.meta[5] - 1
+        op = st.meta[M_TOMOVE] - 1
         r = vcf(st, np.int64(op), depth, np.int64(0), cx.ctrl, cx.tpv, cx.ttt)
         undo_move(st)
-        if cx.ctrl[0] != 0:
+        if cx.ctrl[C_STOP] != 0:
             return -1
         keep[t] = 1 - r
         cnt += 1 - r

@@ -63,27 +63,17 @@ def _move_counts(cap: int, a: float, b: float) -> np.ndarray:
 #: the board and elsewhere; at the root and its replies only quiet moves are counted. A quiet
 #: node gets the wide quota (up to 32, as wide as WIDTH): its moves differ little in score,
 #: and the right one is often not among the first few. A threat on the board narrows the
-#: sensible moves to its answers and counter-threats, so there 8 are enough. These are
-#: PentaZen's quotas; until stop 11 ours were the other way round (8 in quiet nodes, 16
-#: elsewhere). Self-play against that at 0.3 s/move: freestyle 57-43, standard 55-44-1 (+44
-#: Elo together); against PentaZen at 1 s/move neutral (freestyle 19-79-2 against 9-91,
-#: standard 7-91-2 against 16-84)
+#: sensible moves to its answers and counter-threats, so there 8 are enough (PentaZen's quotas)
 MOVE_COUNT_QUIET = _move_counts(32, 15.0, 12.0)
 MOVE_COUNT_NOISY = _move_counts(8, 5.0, 2.0)
 #: from this ply on, the move counts cap every move, threes and fours too (late moves of any
-#: kind are searched shallower at every ply), as PentaZen does: its search reaches 12-20
-#: plies in a second where ours reached 9-13 (11-16 now). Threats are what most moves make in
-#: a sharp position, so counting only quiet moves left those nodes almost unpruned. Self-play
-#: against the quiet-only cap: 38-21-1 at 0.3 s/move, 30-30 at 0.5 s; PentaZen's announced
-#: wins (245 positions from our games against it) proven in 0.5 s: 104 against 78; against
-#: PentaZen at 1 s/move 17-143 against 4-116. Where every move searched so far loses,
-#: the search goes on past the quota (a lone defence can rank low): capping those nodes too
-#: proved 139 of the 245 but lost 40-59-1 in self-play to this.
+#: kind are searched shallower at every ply), as PentaZen does: threats are what most moves
+#: make in a sharp position, so counting only quiet moves left those nodes almost unpruned.
+#: Where every move searched so far loses, the search goes on past the quota (a lone defence
+#: can rank low)
 LATE_MOVE_PLY = 2
 #: past this many candidates (by ordering) quiet moves are searched only while every move so
-#: far loses; threats and blocks always are. 32 against 16: self-play at 0.3 s/move 57-42-1
-#: (freestyle); with full-window iterations 56-42-2 (freestyle) and 64-33-3 (standard)
-#: against both at once
+#: far loses; threats and blocks always are
 WIDTH = 32
 
 _SIDE = np.array([0x0123456789ABCDEF, 0x7EDCBA9876543210], dtype=np.uint64)

@@ -32,7 +32,10 @@ import numpy as np
 from numba import njit
 
 from gomoku.engine.numba_cache import drop_stale_cache
-from gomoku.engine.game.core import BoardState, is_forbidden_at, make_move as _make, scan_span, undo_move as _undo
+from gomoku.engine.game.core import (C_B4, C_B4F3, C_F3, C_F3X2, C_F4, C_FIVE, M_RULE, M_TOMOVE, BoardState, is_forbidden_at,
+                                     make_move as _make, scan_span, undo_move as _undo)
+from gomoku.engine.game.patterns import BLACK, F5, OL
+from gomoku.engine.game.rules import R_CARO, R_RENJU
 
 drop_stale_cache(__file__, ("game.core", "game.patterns"))
 
@@ -73,27 +76,27 @@ def new_ctrl(node_limit: int = 0) -> np.ndarray:
 def tick(ctrl: np.ndarray) -> bool:
     """Count a node; True when the search must stop (stop flag or node limit). Nothing is
     counted once stopped, so a node limit is never overshot by unwinding callers."""
-    if ctrl[0] != 0:
+    if ctrl[C_STOP] != 0:
         return True
-    ctrl[1] += 1
-    if ctrl[2] > 0 and ctrl[1] >= ctrl[2]:
-        ctrl[0] = 1
-    return ctrl[0] != 0
+    ctrl[C_NODES] += 1
+    if ctrl[C_NODE_LIMIT] > 0 and ctrl[C_NODES] >= ctrl[C_NODE_LIMIT]:
+        ctrl[C_STOP] = 1
+    return ctrl[C_STOP] != 0
 
 
 @njit(cache=True, inline="always")
 def is_foul(st: BoardState, color: np.int64, i: np.int64) -> bool:
     """Renju: would `color` (1/2) playing empty cell i be a foul? Only black can foul, and only
     cells whose patterns hint at 3-3, 4-4 or an overline are examined."""
-    if color != 1 or st.meta[3] != 2:
+    if color != BLACK or st.meta[M_RULE] != R_RENJU:
         return False
     k = st.cls[0, i]
-    if k == 10:
+    if k == C_FIVE:
         return False
-    suspect = k == 7 or k == 8 or k == 9
+    suspect = k == C_F3X2 or k == C_B4F3 or k == C_F4     # 3-3, 4-4 or 4-3 hints
     if not suspect:
         for d in range(4):
-            if st.pat[0, d, i] == 1:
+            if st.pat[0, d, i] == OL:                     # an overline
                 suspect = True
     if not suspect:
         return False
@@ -102,7 +105,7 @@ def is_foul(st: BoardState, color: np.int64, i: np.int64) -> bool:
 
 @njit(cache=True, inline="always")
 def is_four_class(k: np.int64) -> bool:
-    return k == 6 or k == 8 or k == 9
+    return k == C_B4 or k == C_B4F3 or k == C_F4
 
 
 @njit(cache=True, inline="always")
@@ -122,10 +125,10 @@ def find_five_near(st: BoardState, c: np.int64, idx: np.int64) -> np.int64:
         step = st.steps[d]
         for k in range(1, 5):
             j = idx + k * step
-            if st.cells[j] == 0 and st.cls[c, j] == 10:
+            if st.cells[j] == 0 and st.cls[c, j] == C_FIVE:
                 return j
             j = idx - k * step
-            if st.cells[j] == 0 and st.cls[c, j] == 10:
+            if st.cells[j] == 0 and st.cls[c, j] == C_FIVE:
                 return j
     return find_class_cell(st, c, 10)
 
@@ -140,8 +143,8 @@ def block_fives(st: BoardState, a: np.int64, last: np.int64, out: np.ndarray) ->
     empty cell within five of a five cell is tried. `last` is the attacker's last move
     (fives lie on its lines) or -1."""
     d = 1 - a
-    m = st.counts[a, 10]
-    if st.meta[3] < 3:
+    m = st.counts[a, C_FIVE]
+    if st.meta[M_RULE] < R_CARO:
         if m >= 2:
             return 0
         j = find_five_near(st, a, last) if last >= 0 else find_class_cell(st, a, np.int64(10))
@@ -158,14 +161,14 @@ def block_fives(st: BoardState, a: np.int64, last: np.int64, out: np.ndarray) ->
             step = st.steps[dd]
             for k in range(-4, 5):
                 j = last + k * step
-                if k != 0 and st.cells[j] == 0 and st.cls[a, j] == 10 and nf < 8:
+                if k != 0 and st.cells[j] == 0 and st.cls[a, j] == C_FIVE and nf < 8:
                     out[fbase + nf] = j
                     nf += 1
     if nf < m:
         nf = 0
         n = st.cells.shape[0]
         for i in range(n):
-            if st.cells[i] == 0 and st.cls[a, i] == 10 and nf < 8:
+            if st.cells[i] == 0 and st.cls[a, i] == C_FIVE and nf < 8:
                 out[fbase + nf] = i
                 nf += 1
     cnt = 0
@@ -177,7 +180,7 @@ def block_fives(st: BoardState, a: np.int64, last: np.int64, out: np.ndarray) ->
         cnt = 1
         col = a + 1
         for dd in range(4):
-            if st.pat[a, dd, fc] != 10:
+            if st.pat[a, dd, fc] != F5:
                 continue
             step = st.steps[dd]
             for sgn in (-1, 1):
@@ -187,7 +190,7 @@ def block_fives(st: BoardState, a: np.int64, last: np.int64, out: np.ndarray) ->
                 if st.cells[j] != 0 or cnt >= fbase:
                     continue
                 _make(st, j)
-                ok = st.counts[a, 10] == 0
+                ok = st.counts[a, C_FIVE] == 0
                 _undo(st)
                 if ok:
                     out[cnt] = j
@@ -196,7 +199,7 @@ def block_fives(st: BoardState, a: np.int64, last: np.int64, out: np.ndarray) ->
     for f in range(nf):
         fc = out[fbase + f]
         for dd in range(4):
-            if st.pat[a, dd, fc] != 10:
+            if st.pat[a, dd, fc] != F5:
                 continue            # only the line of the five: the cell or just beyond its ends
             step = st.steps[dd]
             for k in range(-5, 6):
@@ -210,7 +213,7 @@ def block_fives(st: BoardState, a: np.int64, last: np.int64, out: np.ndarray) ->
                 if dup or cnt >= fbase:
                     continue
                 _make(st, j)
-                ok = st.counts[a, 10] == 0
+                ok = st.counts[a, C_FIVE] == 0
                 _undo(st)
                 if ok:
                     out[cnt] = j
@@ -242,23 +245,23 @@ def vcf(st: BoardState, a: np.int64, depth: np.int64, ply: np.int64, ctrl: np.nd
     if tick(ctrl):
         return 0
     d = 1 - a
-    if st.counts[a, 10] > 0:
+    if st.counts[a, C_FIVE] > 0:
         pv[ply] = find_class_cell(st, a, np.int64(10))
-        ctrl[3] = ply + 1
+        ctrl[C_PVLEN] = ply + 1
         return 1
     if depth <= 0 or ply >= MAXPLY - 3:
         return 0
-    if st.counts[d, 10] > 1:
+    if st.counts[d, C_FIVE] > 1:
         return 0
     key = st.hashv[0] ^ _SALT[a]
     if _tt_fail_depth(tt, key) >= depth:
         return 0
-    if st.counts[a, 6] + st.counts[a, 8] + st.counts[a, 9] == 0:
+    if st.counts[a, C_B4] + st.counts[a, C_B4F3] + st.counts[a, C_F4] == 0:
         _tt_store_fail(tt, key, np.int64(100))
         return 0
     lo, n = scan_span(st)
     fl = tt.buf[ply]
-    forced = st.counts[d, 10] > 0
+    forced = st.counts[d, C_FIVE] > 0
     if forced:
         # the defender has a five cell (counter-four): only a four that also blocks it
         lo = 0
@@ -280,14 +283,14 @@ def vcf(st: BoardState, a: np.int64, depth: np.int64, ply: np.int64, ctrl: np.nd
                 continue
             res = 0
             _make(st, i)
-            if st.counts[d, 10] == 0:       # no defender five: the four must be answered
+            if st.counts[d, C_FIVE] == 0:       # no defender five: the four must be answered
                 pv[ply] = i
                 out = tt.buf[ply + 1]
                 nb = block_fives(st, a, i, out)
                 if nb == 0:
                     # two fives, or (renju) black may not block: a five is coming
                     pv[ply + 1] = find_five_near(st, a, i)
-                    ctrl[3] = ply + 2
+                    ctrl[C_PVLEN] = ply + 2
                     res = 1
                 else:
                     for b in range(nb):
@@ -301,9 +304,9 @@ def vcf(st: BoardState, a: np.int64, depth: np.int64, ply: np.int64, ctrl: np.nd
             _undo(st)
             if res:
                 return 1
-            if ctrl[0] != 0:
+            if ctrl[C_STOP] != 0:
                 return 0
-    if ctrl[0] == 0:
+    if ctrl[C_STOP] == 0:
         _tt_store_fail(tt, key, depth)
     return 0
 
@@ -311,13 +314,13 @@ def vcf(st: BoardState, a: np.int64, depth: np.int64, ply: np.int64, ctrl: np.nd
 @njit(cache=True, inline="always")
 def _has_real_threat(st: BoardState, a: np.int64) -> bool:
     """Does colour index a have a cell that makes an open four / double four it may play?"""
-    if st.counts[a, 9] == 0:
+    if st.counts[a, C_F4] == 0:
         return False
-    if a != 0 or st.meta[3] != 2:
+    if a != 0 or st.meta[M_RULE] != R_RENJU:
         return True
     lo, hi = scan_span(st)
     for i in range(lo, hi):
-        if st.cells[i] == 0 and st.cls[0, i] == 9 and not is_foul(st, np.int64(1), i):
+        if st.cells[i] == 0 and st.cls[0, i] == C_F4 and not is_foul(st, np.int64(1), i):
             return True
     return False
 
@@ -333,22 +336,22 @@ def _vct(st: BoardState, a: np.int64, depth: np.int64, vcf_depth: np.int64, ply:
         if tick(ctrl):
             return 0
         d = 1 - a
-        if st.counts[a, 10] > 0:
+        if st.counts[a, C_FIVE] > 0:
             pv[ply] = find_class_cell(st, a, np.int64(10))
-            ctrl[3] = ply + 1
+            ctrl[C_PVLEN] = ply + 1
             return 1
-        if st.counts[d, 10] > 1 or ply >= MAXPLY - 4:
+        if st.counts[d, C_FIVE] > 1 or ply >= MAXPLY - 4:
             return 0
         if vcf(st, a, vcf_depth, ply, ctrl, pv, tt):
             return 1
-        if depth <= 0 or ctrl[0] != 0:
+        if depth <= 0 or ctrl[C_STOP] != 0:
             return 0
         key = st.hashv[0] ^ _SALT[2 + a]
         if _tt_fail_depth(tt, key) >= depth:
             return 0
         lo, n = scan_span(st)
         fl = tt.buf[ply]
-        forced = st.counts[d, 10] > 0
+        forced = st.counts[d, C_FIVE] > 0
         if forced:
             lo = 0
             n = block_fives(st, d, np.int64(-1), fl)
@@ -363,9 +366,9 @@ def _vct(st: BoardState, a: np.int64, depth: np.int64, vcf_depth: np.int64, ply:
                 if not forced:
                     # pass 0: double threats (F3X2, B4F3, F4), pass 1: single threes and fours
                     if pss == 0:
-                        if k != 7 and k != 8 and k != 9:
+                        if k != C_F3X2 and k != C_B4F3 and k != C_F4:
                             continue
-                    elif k != 5 and k != 6:
+                    elif k != C_F3 and k != C_B4:
                         continue
                 elif pss == 1:
                     continue
@@ -377,9 +380,9 @@ def _vct(st: BoardState, a: np.int64, depth: np.int64, vcf_depth: np.int64, ply:
                 _undo(st)
                 if res:
                     return 1
-                if ctrl[0] != 0:
+                if ctrl[C_STOP] != 0:
                     return 0
-        if ctrl[0] == 0:
+        if ctrl[C_STOP] == 0:
             _tt_store_fail(tt, key, depth)
         return 0
 
@@ -387,9 +390,9 @@ def _vct(st: BoardState, a: np.int64, depth: np.int64, vcf_depth: np.int64, ply:
         if tick(ctrl):
             return 0
         d = 1 - a
-        if st.counts[d, 10] > 0:
+        if st.counts[d, C_FIVE] > 0:
             return 0                       # defender completes a five
-        m = st.counts[a, 10]
+        m = st.counts[a, C_FIVE]
         if ply >= MAXPLY - 4:
             return 0
         if m >= 1:
@@ -397,7 +400,7 @@ def _vct(st: BoardState, a: np.int64, depth: np.int64, vcf_depth: np.int64, ply:
             nb = block_fives(st, a, np.int64(-1), out)
             if nb == 0:
                 pv[ply] = find_class_cell(st, a, np.int64(10))
-                ctrl[3] = ply + 1
+                ctrl[C_PVLEN] = ply + 1
                 return 1
             res = 0
             for b in range(nb):
@@ -424,9 +427,9 @@ def _vct(st: BoardState, a: np.int64, depth: np.int64, vcf_depth: np.int64, ply:
             _make(st, i)
             pv[ply] = i
             res = 1
-            if st.counts[d, 10] > 0:
+            if st.counts[d, C_FIVE] > 0:
                 # counter-four: the attacker must block it first, then the defender moves again
-                if st.counts[d, 10] >= 2:
+                if st.counts[d, C_FIVE] >= 2:
                     res = 0
                 else:
                     j = find_five_near(st, d, i)
@@ -468,7 +471,7 @@ def solve(st: BoardState, kind: str = "vcf", depth: int = 30, vcf_depth: int = 2
           node_limit: int = 0, ctrl: Optional[np.ndarray] = None,
           tt: Optional[ThreatTable] = None) -> ThreatResult:
     """Run VCF or VCT for the side to move on `st` (restored afterwards)."""
-    a = np.int64(st.meta[5] - 1)
+    a = np.int64(st.meta[M_TOMOVE] - 1)
     if ctrl is None:
         ctrl = new_ctrl(node_limit)
     if tt is None:
