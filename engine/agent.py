@@ -172,6 +172,12 @@ class Thinker:
                 self._searcher.release()
 
 
+def time_budget(limit: Limit) -> Optional[float]:
+    """Seconds a search may use under `limit` (None: no clock, only nodes or depth), for
+    searchers that take a duration (engine.mcts): timeman's soft deadline, 0 for instant."""
+    return search_deadlines(limit, 0.0).seconds
+
+
 def _table_bytes(max_memory: Optional[int]) -> int:
     """Transposition-table size: 32 MiB, or less when the protocol's max_memory says so.
 
@@ -276,7 +282,7 @@ class NetThinker:
     def __call__(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
         if not self.covers(board):
             return self.classical.think(board, limit, stop)
-        if limit.turn_time is not None and limit.turn_time <= 0:
+        if search_deadlines(limit, 0.0).instant:
             return PlayResult(quick_move(board), {"depth": 0, "nodes": 1})
         return self.player.play(board, limit, stop=stop)
 

@@ -39,7 +39,7 @@ from typing import Callable, Iterable, Optional, Sequence
 import numpy as np
 
 from gomoku.engine.game.board import Board, IllegalMove
-from gomoku.engine.game.core import C_F4, C_FIVE, C_WEAK, NUM_PAIRS, PAIR_COUNTS, PAIR_NAMES, PATTERN_COUNTS
+from gomoku.engine.game.core import C_F4, C_FIVE, C_WEAK, M_TOMOVE, NUM_PAIRS, PAIR_COUNTS, PAIR_NAMES, PATTERN_COUNTS
 from gomoku.engine.search.evaluation import WEIGHED_CLASSES, WEIGHED_PAIRS, WEIGHED_PATTERNS, EvalTables
 from gomoku.engine.game.patterns import B1, F4, NUM_PATTERNS
 from gomoku.engine.game.records import RESULT_BLACK, RESULT_DRAW, RESULT_WHITE, GameRecord
@@ -87,7 +87,7 @@ def leaf_row(board: Board) -> Optional[np.ndarray]:
     out too, though the search's leaf does score those: few positions, and the shipped
     common tables were fitted this way.)"""
     st = board.state
-    me = int(st.meta[5]) - 1
+    me = int(st.meta[M_TOMOVE]) - 1
     op = 1 - me
     c = st.counts
     if c[me, C_F4] or c[me, C_FIVE] or c[op, C_FIVE]:
@@ -114,7 +114,7 @@ def game_positions(rec: GameRecord, min_ply: int = 6) -> tuple[np.ndarray, np.nd
             row = leaf_row(board)
             if row is not None:
                 rows.append(row)
-                ys.append(labels[int(board.state.meta[5]) - 1])
+                ys.append(labels[int(board.state.meta[M_TOMOVE]) - 1])
         try:
             board.play(x, y)
         except IllegalMove:
