@@ -150,3 +150,37 @@ def test_brain_info_and_memory_are_sent(tmp_path):
     assert "INFO thread_num 1" in lines and "INFO max_memory 367001600" in lines and "INFO rule 4" in lines
     r = CliRunner().invoke(main, ["match", "random", "random", "--brain-info", "oops"])
     assert r.exit_code != 0 and "KEY=VALUE" in r.output
+
+
+def test_output_folders_are_made_and_json_is_written_as_games_finish(tmp_path, monkeypatch):
+    from gomoku.tools import match_cmd
+    calls = []
+    real = match_cmd.write_json
+
+    def spy(path, summary, settings, finished):
+        real(path, summary, settings, finished)
+        calls.append((len(json.loads(Path(path).read_text())["results"]), finished))
+
+    monkeypatch.setattr(match_cmd, "write_json", spy)
+    sgf, psq, js = tmp_path / "sub" / "g.sgf", tmp_path / "deep" / "er" / "psq", tmp_path / "sub2" / "r.json"
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "3", "--sgf", str(sgf), "--psq", str(psq),
+                                  "--json", str(js)])
+    assert r.exit_code == 0, r.output
+    assert len(load_sgf_all(sgf)) == 3 and len(list(psq.glob("*.psq"))) == 3
+    assert calls == [(1, False), (2, False), (3, False), (3, True)]
+    assert json.loads(js.read_text())["finished"] is True
+    assert not [p for p in js.parent.iterdir() if p.name != "r.json"]      # no temp file left
+    # the final score line is printed once, after the last game, not again in the report
+    last = [line for line in r.output.splitlines() if line.startswith("Score of")][-1]
+    assert r.output.count(last) == 1
+
+
+@pytest.mark.parametrize("option", ["--sgf", "--json", "--psq"])
+def test_unwritable_output_is_refused_before_the_first_game(tmp_path, option):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    target = blocker / "out.sgf"               # a folder cannot be made inside a file
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "2", option, str(target)])
+    assert r.exit_code != 0
+    assert "Started game" not in r.output and "Finished game" not in r.output
+    assert "cannot create folder" in r.output and option in r.output

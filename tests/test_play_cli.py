@@ -104,7 +104,7 @@ def test_play_short_game_and_save(tmp_path):
 
 
 def test_play_as_white_resign_autosaves_psq(tmp_path):
-    auto = tmp_path / "auto.psq"
+    auto = tmp_path / "games" / "auto.psq"          # a folder that does not exist yet
     child = spawn("--size", "9", "--time", "0", "--color", "white", "--save", str(auto), cwd=tmp_path)
     assert "played" in wait(child, O, FIRST_PROMPT_TIMEOUT)           # engine (black) opens
     assert "Nothing to undo" in send(child, "undo", O)
@@ -163,6 +163,16 @@ def test_bad_options_are_one_line_errors(tmp_path, args, needle):
     out = ANSI.sub("", child.before)
     assert child.exitstatus == 2 or child.exitstatus == 1
     assert needle in " ".join(out.split()) and "Traceback" not in out
+
+
+def test_unwritable_save_path_is_refused_before_the_game(tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    child = spawn("--save", "a-file/mine.sgf", cwd=tmp_path)
+    child.expect(pexpect.EOF, timeout=FIRST_PROMPT_TIMEOUT)
+    child.close()
+    out = " ".join(ANSI.sub("", child.before).split())
+    assert child.exitstatus == 2 and "cannot create folder" in out and "--save" in out, out
+    assert "Your move" not in out and "Traceback" not in out
 
 
 # ------------------------------------------------------------------ rendering and notation

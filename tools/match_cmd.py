@@ -90,6 +90,7 @@ class _View:
         self.total, self.live, self.err = total, live, err
         self.name_a, self.name_b = name_a, name_b
         self.progress: Any = None
+        self.last_score: Optional[str] = None      # the score line printed after the last game
         if live:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -130,7 +131,8 @@ class _View:
             self.progress.update(self.task, advance=1, score=f"{w} - {l} - {d}{extra}")
         else:
             from gomoku.engine.match import stats
-            click.echo(stats.score_line(summary.name_a, summary.name_b, w, l, d), err=self.err)
+            self.last_score = stats.score_line(summary.name_a, summary.name_b, w, l, d)
+            click.echo(self.last_score, err=self.err)
 
 
 # ----------------------------------------------------------------------------- command
@@ -256,6 +258,18 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
     settings = MatchSettings(game=game, games=games, openings=tuple(ops), random_order=random_order,
                              seed=seed, concurrency=concurrency, sprt=sprt)
 
+    # output that cannot be written is refused now, not after the games (folders are made)
+    from gomoku.engine.fileio import check_writable
+    for path, option, folder in ((sgf, "--sgf", False), (psq_dir, "--psq", True), (json_path, "--json", False)):
+        if path is not None and str(path) != "-":
+            why = check_writable(path, folder=folder)
+            if why:
+                raise click.BadParameter(why, param_hint=option)
+
+    # compile the engine (cold install) before any clock starts, with a progress bar
+    from gomoku.tools.prepare import ensure_compiled
+    ensure_compiled()
+
     # fail once, clearly, before any game: unknown/unavailable players, brains that do not start
     for spec in (spec_a, spec_b):
         try:
@@ -272,6 +286,12 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
     m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
     stop = threading.Event()
     record_error: list[str] = []
+    run_settings = {"rule": rule_v.label, "width": width, "height": height, "turn_time": turn_time,
+                    "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
+                    "tolerance": tolerance, "games": games, "openings": openings, "seed": seed,
+                    "concurrency": concurrency, "draw_after": draw_after,
+                    "players": [spec_a.text, spec_b.text]}
+    json_file = json_path if json_path is not None and not json_stdout else None
     with _View(games, live, na, nb, err=json_stdout) as view:
         def on_end(res: GameResult, summary: MatchSummary) -> None:
             view.finished(res, summary)
@@ -280,6 +300,13 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
                     write_game_records(res, sgf, psq_dir)
                 except (OSError, ValueError) as exc:
                     record_error.append(f"cannot write game records: {exc}")
+                    stop.set()
+            if json_file is not None and not record_error:
+                # what was played so far survives an interrupted match
+                try:
+                    write_json(json_file, summary, run_settings, finished=False)
+                except OSError as exc:
+                    record_error.append(f"cannot write {json_file}: {exc.strerror or exc}")
                     stop.set()
         try:
             summary = m.run(on_game_start=view.started, on_game_end=on_end, stop=stop)
@@ -293,25 +320,35 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
             raise click.ClickException("match aborted: a worker process died (try -c 1 to see the game it was playing)") from None
     if record_error:
         raise click.ClickException(record_error[0])
-    for line in summary.report_lines():
+    lines = summary.report_lines()
+    if lines and lines[0] == view.last_score:
+        lines = lines[1:]            # already printed after the last game: not twice
+    for line in lines:
         click.echo(line, err=json_stdout)
     if summary.stopped:
         click.echo(f"Match stopped early: {summary.stopped}", err=json_stdout)
-    if json_path is not None:
-        data = summary.to_json()
-        data["settings"] = {"rule": rule_v.label, "width": width, "height": height, "turn_time": turn_time,
-                            "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
-                            "tolerance": tolerance, "games": games, "openings": openings, "seed": seed,
-                            "concurrency": concurrency, "draw_after": draw_after,
-                            "players": [spec_a.text, spec_b.text]}
-        text = json.dumps(data, indent=1)
-        if str(json_path) == "-":
-            click.echo(text)
-        else:
-            try:
-                json_path.write_text(text + "\n")
-            except OSError as exc:
-                raise click.ClickException(f"cannot write {json_path}: {exc.strerror or exc}") from None
+    if json_stdout:
+        click.echo(json.dumps(json_data(summary, run_settings, finished=True), indent=1))
+    elif json_file is not None:
+        try:
+            write_json(json_file, summary, run_settings, finished=True)
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {json_file}: {exc.strerror or exc}") from None
+
+
+def json_data(summary: MatchSummary, settings: dict[str, Any], finished: bool) -> dict[str, Any]:
+    """The --json document: statistics, every game, the settings; `finished` is false while
+    the match still runs (the file is rewritten after each game)."""
+    data = summary.to_json()
+    data["settings"] = settings
+    data["finished"] = finished
+    return data
+
+
+def write_json(path: Path, summary: MatchSummary, settings: dict[str, Any], finished: bool) -> None:
+    """Replace the --json file atomically (temp file, fsync, rename). Raises OSError."""
+    from gomoku.engine.fileio import write_atomic
+    write_atomic(path, json.dumps(json_data(summary, settings, finished), indent=1) + "\n")
 
 
 def _run_nplayer(specs: tuple[str, ...], seat_count: int, games: int, rule: str, size: str,

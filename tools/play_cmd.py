@@ -512,6 +512,11 @@ def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time
     spec = _opponent_spec(opponent, level)
     if save_path is not None and Path(save_path).suffix.lower() not in (".sgf", ".psq"):
         raise click.BadParameter("the file must end in .sgf or .psq", param_hint="--save")
+    if save_path is not None:
+        from gomoku.engine.fileio import check_writable
+        why = check_writable(Path(save_path).expanduser())
+        if why:
+            raise click.BadParameter(why, param_hint="--save")
     loaded = None
     if load_path is not None:
         try:
@@ -527,6 +532,12 @@ def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time
     # Python installs no handler of its own)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     console = Console(highlight=False)
+    from gomoku.tools.prepare import ensure_compiled
+    try:
+        ensure_compiled(console)      # before the engine's first clock: never compile in a move
+    except KeyboardInterrupt:
+        console.print("\nBye.")
+        return
     s = Session(console=console, width=width, height=height, rule=rule, colour_choice=colour.lower(), spec=spec,
                 move_time=move_time, hint_time=hint_time, human_name=human_name,
                 save_path=Path(save_path) if save_path else None)

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
+from gomoku.engine import fileio
 from gomoku.engine.game.rules import Rule, parse_rule
 
 Move = tuple[int, int]
@@ -171,12 +172,9 @@ def _read_text(path: PathLike) -> str:
 
 
 def _write_text(path: PathLike, text: str) -> None:
-    """Write atomically so a crash never leaves half a record behind."""
-    p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
+    """Write atomically (missing folders created) so a crash never leaves half a record behind."""
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, p)
+        fileio.write_atomic(path, text)
     except OSError as exc:
         raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
 
@@ -575,8 +573,7 @@ def append_sgf(path: PathLike, rec: GameRecord) -> None:
     """Add one game to an SGF collection file (created if missing): what a match does per game."""
     text = to_sgf_string(rec)
     try:
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(text)
+        fileio.append_text(path, text)
     except OSError as exc:
         raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
 
