@@ -78,9 +78,28 @@ def test_sprt_bounds_and_decisions():
     # a crushing score accepts H1, the reverse accepts H0
     assert stats.sprt(300, 100, 100, 0, 10).decision == "H1"
     assert stats.sprt(100, 300, 100, 0, 10).decision == "H0"
-    # no information until win, loss and draw all appear
-    assert stats.sprt(10, 0, 3, 0, 10).llr == 0.0
+    # a sweep moves the LLR towards H1 (cutechess stays at 0 until all three outcomes appear)
+    assert stats.sprt(6, 0, 0, 0, 10).llr > 0.1
+    assert stats.sprt(0, 6, 0, 0, 10).llr < -0.1
+    assert stats.sprt(10, 0, 3, 0, 10).llr > stats.sprt(6, 0, 0, 0, 10).llr
+    assert stats.sprt(0, 0, 0, 0, 10).llr == 0.0
     with pytest.raises(ValueError):
         stats.sprt(1, 1, 1, 10, 0)
     line = stats.sprt_line(stats.sprt(300, 100, 100, 0, 10))
     assert line.startswith("SPRT: llr ") and line.endswith("H1 was accepted")
+
+
+def test_elo_line_after_a_sweep_gives_a_bound_not_inf_nan():
+    line = stats.elo_line(4, 0, 0)
+    assert "inf" not in line and "nan" not in line, line
+    assert line.startswith("Elo difference: at least ") and "all 4 games won" in line
+    lo = float(line.split("at least ")[1].split()[0])
+    assert 0 < lo < 100           # four wins: stronger, but not by much for sure
+    assert "at most " in stats.elo_line(0, 6, 0)
+    near = stats.elo_line(5, 0, 1)             # normal interval leaves (0, 1): Wilson's instead
+    assert "nan" not in near and "95 % interval" in near and "to inf" not in near, near
+    assert stats.elo_line(30, 20, 7).startswith(
+        f"Elo difference: {stats.elo_diff(30, 20, 7):.1f} +/- {stats.elo_error(30, 20, 7):.1f}, LOS: ")
+    assert "no games" in stats.elo_line(0, 0, 0)
+    lo, hi = stats.score_interval(10, 0, 0)
+    assert 0.6 < lo < 1 and hi == 1.0

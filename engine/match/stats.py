@@ -142,12 +142,18 @@ def sprt_llr(wins: int, losses: int, draws: int, elo0: float, elo1: float) -> fl
 
     cutechess's model: estimate the draw Elo from the observed frequencies, convert the
     logistic elo0/elo1 to BayesElo with the draw-dependent scale, and compare the
-    trinomial likelihoods. 0 until there is at least one win, one loss and one draw.
+    trinomial likelihoods. cutechess returns 0 until there is at least one win, one loss and
+    one draw, so a 6 - 0 sweep read "llr 0 (0.0%)"; here the draw Elo (a nuisance parameter)
+    is then estimated with half a game added to each outcome, and the likelihoods use the
+    real counts. With all three outcomes seen the figure is cutechess's.
     """
-    if wins <= 0 or losses <= 0 or draws <= 0:
-        return 0.0
     n = wins + losses + draws
-    p_win, p_loss = wins / n, losses / n
+    if n <= 0:
+        return 0.0
+    if wins > 0 and losses > 0 and draws > 0:
+        p_win, p_loss = wins / n, losses / n
+    else:
+        p_win, p_loss = (wins + 0.5) / (n + 1.5), (losses + 0.5) / (n + 1.5)
     draw_elo = 200.0 * math.log10((1 - p_loss) / p_loss * (1 - p_win) / p_win)
     x = 10.0 ** (-draw_elo / 400.0)
     scale = 4.0 * x / ((1.0 + x) ** 2)
@@ -183,9 +189,38 @@ def score_line(name_a: str, name_b: str, wins: int, losses: int, draws: int) -> 
     return f"Score of {name_a} vs {name_b}: {wins} - {losses} - {draws}  [{score(wins, losses, draws):.3f}] {n}"
 
 
+def score_interval(wins: int, losses: int, draws: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson interval of the score fraction: unlike the normal one it stays inside [0, 1]
+    and has a width after a clean sweep (where the observed variance is 0)."""
+    n = wins + losses + draws
+    if n == 0:
+        return 0.0, 1.0
+    mu = score(wins, losses, draws)
+    z = _phi_inv(1 - (1 - confidence) / 2)
+    centre = (mu + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(max(0.0, mu * (1 - mu)) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def elo_text(wins: int, losses: int, draws: int) -> str:
+    """The Elo difference with its 95 % error: cutechess's `X +/- Y` where that is finite;
+    after a sweep or a near-sweep (inf +/- nan there) a bound from the Wilson interval."""
+    n = wins + losses + draws
+    if n == 0:
+        return "none yet (no games)"
+    elo, err = elo_diff(wins, losses, draws), elo_error(wins, losses, draws)
+    if math.isfinite(elo) and math.isfinite(err):
+        return f"{_fmt_elo(elo)} +/- {_fmt_elo(err)}"
+    lo, hi = (elo_from_score(p) for p in score_interval(wins, losses, draws))
+    if math.isinf(elo):
+        every = "won" if elo > 0 else "lost"
+        bound = f"at least {_fmt_elo(lo)}" if elo > 0 else f"at most {_fmt_elo(hi)}"
+        return f"{bound} (all {n} games {every}; 95 % bound)"
+    return f"{_fmt_elo(elo)}, 95 % interval {_fmt_elo(lo)} to {_fmt_elo(hi)}"
+
+
 def elo_line(wins: int, losses: int, draws: int) -> str:
-    return (f"Elo difference: {_fmt_elo(elo_diff(wins, losses, draws))} +/- "
-            f"{_fmt_elo(elo_error(wins, losses, draws))}, LOS: {100 * los(wins, losses):.1f} %, "
+    return (f"Elo difference: {elo_text(wins, losses, draws)}, LOS: {100 * los(wins, losses):.1f} %, "
             f"DrawRatio: {100 * draw_ratio(wins, losses, draws):.1f} %")
 
 
