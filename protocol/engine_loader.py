@@ -113,13 +113,24 @@ class EngineLoader:
         if self._thinker is not None:
             self._thinker.forget()
 
-    def acquire(self, timeout: float) -> bool:
+    def acquire(self, timeout: float, ready_timeout: Optional[float] = None) -> bool:
         """Take the engine for a move (False after `timeout` seconds): the warm-up steps aside
         at its next step. A plain lock would not do: the warm-up thread takes it back the
-        moment it lets go, so a waiting move got it only once the whole warm-up was over."""
+        moment it lets go, so a waiting move got it only once the whole warm-up was over.
+
+        The move counts as waiting from this call on, also while the engine is still loading
+        (it waits up to `ready_timeout`, default `timeout`, for `ready`): a move asked for
+        right after START must go before the first warm-up step. Waiting for `ready` first
+        and registering afterwards lost that race under load, as the loader thread went on
+        into a warm-up step (a few hundred ms on a busy machine) before the move registered,
+        and the move fell back to the watchdog's cheap answer."""
+        deadline = time.monotonic() + max(0.0, timeout)
         with self._changed:
             self._want += 1
-        if self.lock.acquire(timeout=max(0.0, timeout)):
+        ready_by = deadline if ready_timeout is None else \
+            min(deadline, time.monotonic() + max(0.0, ready_timeout))
+        if self.wait(ready_by - time.monotonic()) and \
+                self.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
             return True
         self._unwant()
         return False

@@ -357,8 +357,8 @@ class Session:
         """Runs in the thinking thread: wait for the engine, build the Board, search."""
         loader = self.loader
         budget = req.budget
-        if not loader.wait(budget.soft - time.monotonic() - 0.02) or \
-                not loader.acquire(budget.soft - time.monotonic()):
+        now = time.monotonic()
+        if not loader.acquire(budget.soft - now, ready_timeout=budget.soft - now - 0.02):
             return self._board_fallback(pos, rule)
         try:
             try:

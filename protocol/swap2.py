@@ -62,9 +62,8 @@ def decide(req: Any, pos: Position, rule: Rule, loader: Any, effect_for: EffectF
     if pos.stone_count == 0:
         return quick_answer(pos, rule, effect_for)
     until = min(req.budget.soft, time.monotonic() + MAX_DECISION_S)
-    if not loader.wait(until - time.monotonic() - 0.02):
-        return None
-    if not loader.acquire(until - time.monotonic()):
+    now = time.monotonic()
+    if not loader.acquire(until - now, ready_timeout=until - now - 0.02):
         return None
     try:
         board = pos.to_board(loader.Board, rule)

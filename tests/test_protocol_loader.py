@@ -64,3 +64,45 @@ def test_mark_warm_makes_a_cache_with_older_indexes_count_as_warm(tmp_path, monk
     numba_cache.mark_warm(src)
     assert numba_cache.cache_is_warm(src)
     assert os.stat(other).st_mtime == 1000          # only the folder's own modules' indexes
+
+
+def test_a_move_asked_for_while_loading_goes_before_the_first_warm_up_step(monkeypatch):
+    """A move asked for right after START waits for the engine as a move: once the engine is
+    usable it gets it before any warm-up step (a step takes a few hundred ms on a busy machine,
+    which used to push that move past its soft deadline to the watchdog's cheap answer)."""
+    done = []
+
+    def steps():
+        done.append("one")
+        yield "one"
+        done.append("two")
+        yield "two"
+
+    monkeypatch.setattr(engine_loader, "warm_steps", steps)
+    monkeypatch.setattr("gomoku.protocol.numba_cache.cache_is_warm", lambda *a, **k: True)
+    loader = EngineLoader(warmup=True)
+    got = []
+
+    def move() -> None:
+        ok = loader.acquire(60)
+        got.append((ok, loader.ready.is_set(), list(done)))
+        if ok:
+            threading.Event().wait(0.2)      # the warm-up must not start while we hold it
+            got.append(list(done))
+            loader.release()
+
+    t = threading.Thread(target=move)
+    t.start()
+    threading.Event().wait(0.05)             # the move is waiting before loading starts
+    loader.start()
+    t.join(60)
+    assert got[0] == (True, True, [])
+    assert got[1] == []
+    assert loader.warmed.wait(30)
+    assert done == ["one", "two"]
+
+
+def test_acquire_gives_up_when_the_engine_is_not_ready_in_time():
+    loader = EngineLoader(warmup=False)           # never started
+    assert loader.acquire(1.0, ready_timeout=0.05) is False
+    assert loader._want == 0
