@@ -27,6 +27,9 @@ from gomoku.protocol.thinker import Answer, MoveRequest, run_request
 MAX_BLOCK_LINES = 600
 #: A max_memory below this (bytes) cannot be honoured; we say so once, then play anyway.
 MIN_USABLE_MEMORY = 64 * 1024 * 1024
+# Shortest search worth starting before the warm-up has loaded the search from numba's cache
+# (loading it takes 0.1-0.3 s of CPU): with less left the move is the cheap one.
+COLD_SEARCH_MIN_S = 0.15
 
 ABOUT_LINE = 'name="gomoku", version="{version}", author="gomoku developers", country="Unknown"'
 
@@ -359,6 +362,15 @@ class Session:
         budget = req.budget
         now = time.monotonic()
         if not loader.acquire(budget.soft - now, ready_timeout=budget.soft - now - 0.02):
+            print("no search: " + ("the engine is busy" if loader.ready.is_set() else "the engine is still loading")
+                  + " at the soft deadline")
+            return self._board_fallback(pos, rule)
+        left = budget.soft - time.monotonic()
+        if not budget.instant and not loader.warmed.is_set() and left < COLD_SEARCH_MIN_S:
+            # the search's functions are not loaded yet: a search this short would spend its
+            # time loading them and answer after the hard deadline, if at all
+            loader.release()
+            print(f"no search: the engine got ready {1000 * left:.0f} ms before the soft deadline")
             return self._board_fallback(pos, rule)
         try:
             try:

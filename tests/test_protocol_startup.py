@@ -141,18 +141,53 @@ def test_exit_on_end_while_idle_is_quick_and_clean():
         assert b.stderr == b""
 
 
-def test_51_first_move_right_after_start_is_searched():
+def _move_after(b: Brain, lines: list[str]) -> tuple[int, int]:
+    """Read up to the move line, keeping every line read in `lines`."""
+    while True:
+        text = b.line()
+        lines.append(text)
+        if MOVE_RE.match(text):
+            return tuple(map(int, text.split(",")))   # type: ignore[return-value]
+
+
+POSITION = ("BOARD", "6,6,2", "6,8,1", "7,7,2", "DONE")
+
+
+def test_51_first_move_right_after_start_is_on_time_and_searched_when_ready(tmp_path):
     """GomocupJudge starts a brain per game (c-gomoku-cli one per worker) and may ask for a move
-    right after START. At 1 s/move that move must come from the search (a MESSAGE with its depth comes first), not
-    from the watchdog's cheap move: the warm-up runs after the engine is usable, not before."""
-    with Brain() as b:
-        b.send("ABOUT", "START 15", "INFO rule 0", "INFO timeout_turn 1000", "INFO timeout_match 0",
-               "BOARD", "6,6,2", "6,8,1", "7,7,2", "DONE")
-        lines = []
-        while True:
-            text = b.line()
-            lines.append(text)
-            if MOVE_RE.match(text):
-                break
-        assert any(t.startswith("MESSAGE depth ") for t in lines), lines
+    right after START. The move must be legal and on time (1 s/move) whatever the machine's
+    load, and come from the search unless the engine was still loading: the log tells why not
+    (loading took ~0.6 s of CPU here, more than a second of wall time on a busy 2-core
+    machine). A move that waited for a warm-up step ('busy') or a search that missed the
+    deadline fails."""
+    log = tmp_path / "brain.log"
+    with Brain(env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
+        b.send("ABOUT", "START 15", "INFO rule 0", "INFO timeout_turn 1000", "INFO timeout_match 0", *POSITION)
+        lines: list[str] = []
+        move = _move_after(b, lines)
+        took = b.last_at - b.sent_at
         b.end()
+    assert move not in ((6, 6), (6, 8), (7, 7)) and 0 <= min(move) and max(move) < 15, move
+    assert took < 1.0, f"answered {took:.2f} s after the position (limit 1 s)"
+    text = log.read_text()
+    if not any(t.startswith("MESSAGE depth ") for t in lines):
+        assert "by fallback" in text and ("no search: the engine is still loading" in text
+                                          or "no search: the engine got ready" in text), text[-1500:]
+
+
+def test_51_move_asked_for_once_the_engine_is_ready_is_searched(tmp_path):
+    """Once the engine is usable a move gets it ahead of the warm-up (which loads the remaining
+    code paths one step at a time and steps aside): searched, with its depth in a MESSAGE."""
+    log = tmp_path / "brain.log"
+    with Brain(env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
+        b.send("ABOUT", "START 15", "INFO rule 0", "INFO timeout_turn 2000", "INFO timeout_match 0")
+        deadline = time.monotonic() + 60
+        while "engine ready after" not in (log.read_text() if log.exists() else ""):
+            assert time.monotonic() < deadline, "the engine did not load within 60 s"
+            time.sleep(0.01)
+        b.send(*POSITION)
+        lines: list[str] = []
+        _move_after(b, lines)
+        assert b.last_at - b.sent_at < 2.0
+        b.end()
+    assert any(t.startswith("MESSAGE depth ") for t in lines), (lines, log.read_text()[-1500:])
