@@ -9,7 +9,6 @@ happen inside the brain. The check is a heuristic on file names and times, errin
 """
 from __future__ import annotations
 
-import fcntl
 import glob
 import os
 import re
@@ -149,6 +148,24 @@ def lock_path(src_dir: Path) -> str:
     return os.path.join(base, "gomoku-warmup.lock")
 
 
+def lock_file(fd: int) -> None:
+    """Block until this process holds the exclusive lock on `fd` (released when it is closed).
+    fcntl exists only on POSIX; Windows (where Gomocup runs its brains) locks a byte instead.
+    Imported here, not at the top: the brain's engine loader imports this module inside its
+    catch-all, and an ImportError there would leave every move to the fallback."""
+    if os.name == "nt":
+        import msvcrt
+        import time
+        while True:
+            try:
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+                return
+            except OSError:
+                time.sleep(0.1)
+    import fcntl
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+
 def compile_in_child(timeout: float = 600.0) -> bool:
     """Fill the cache in a child process (output to our fd 1/2, i.e. the log), one compiling
     process per cache at a time: a brain that finds another one compiling waits for it, then
@@ -161,7 +178,7 @@ def compile_in_child(timeout: float = 600.0) -> bool:
         fd = -1
     try:
         if fd >= 0:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            lock_file(fd)
         if cache_is_warm(src):
             return True
         _child = subprocess.Popen([sys.executable, "-c", WARM_CODE], stdin=subprocess.DEVNULL,

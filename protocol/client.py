@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import queue
 import re
-import shlex
 import signal
 import subprocess
 import threading
@@ -36,7 +35,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from gomoku.engine.limits import UNLIMITED_MS, Limit, PlayResult
-from gomoku.engine.match.players import PlayerCrashed, PlayerStartError, PlayerTimeout
+from gomoku.engine.match.players import PlayerCrashed, PlayerStartError, PlayerTimeout, split_command
 from gomoku.engine.game.rules import Rule, rule_to_piskvork
 
 _MOVE_RE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
@@ -55,7 +54,7 @@ class BrainClient:
     def __init__(self, command: Union[str, Sequence[str]], name: Optional[str] = None,
                  tolerance: float = 1.0, start_timeout: float = 10.0, cwd: Optional[str] = None,
                  stderr_path: Optional[str] = None, info: Sequence[tuple[str, str]] = ()) -> None:
-        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        argv = split_command(command) if isinstance(command, str) else list(command)
         if not argv:
             raise PlayerStartError("empty brain command")
         exe = argv[0]
@@ -79,7 +78,7 @@ class BrainClient:
         try:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                cwd=cwd, start_new_session=True, bufsize=0)
+                cwd=cwd, bufsize=0, **_own_group())
         except OSError as exc:
             raise PlayerStartError(f"cannot start brain {self.name}: {exc.strerror or exc}") from None
         self._reader = threading.Thread(target=self._read_loop, name=f"brain-{self.name}", daemon=True)
@@ -258,24 +257,15 @@ class BrainClient:
 
     # -- shutdown -----------------------------------------------------------------------
     def kill(self) -> None:
-        """SIGKILL the brain's whole process group (it runs in its own session)."""
+        """Kill the brain's whole process tree (it runs in its own session / process group)."""
         if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                try:
-                    self.proc.kill()
-                except OSError:
-                    pass
+            _kill_tree(self.proc)
         try:
             self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             pass
         # children that outlived the leader: the group may still exist
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        _kill_tree(self.proc, group_only=True)
 
     def close(self) -> None:
         """END, a 0.5 s grace period, then kill the process tree. Safe to call twice."""
@@ -301,3 +291,34 @@ class BrainClient:
         if self._stderr not in (None, subprocess.DEVNULL):
             self._stderr.close()  # type: ignore[union-attr]
         self._reader.join(timeout=1)
+
+
+def _own_group() -> dict[str, Any]:
+    """Popen arguments that start the brain as the head of its own process group, so killing
+    it takes its children too: a new session on POSIX, a new process group on Windows."""
+    if os.name == "nt":
+        return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200)}
+    return {"start_new_session": True}
+
+
+def _kill_tree(proc: "subprocess.Popen[bytes]", group_only: bool = False) -> None:
+    """SIGKILL the process group on POSIX; `taskkill /T /F` on Windows (no process groups to
+    signal there). `group_only`: only what a group kill reaches (the leader may be gone)."""
+    killpg = getattr(os, "killpg", None)
+    if killpg is not None:
+        try:
+            killpg(proc.pid, signal.SIGKILL)
+            return
+        except (ProcessLookupError, PermissionError):
+            pass
+    elif os.name == "nt":
+        try:
+            subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5)
+        except (OSError, subprocess.SubprocessError):
+            pass
+    if not group_only:
+        try:
+            proc.kill()
+        except OSError:
+            pass

@@ -168,9 +168,18 @@ def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -
     return opts
 
 
+def split_command(command: str, windows: bool = os.name == "nt") -> list[str]:
+    """A brain command line as argv: POSIX shell quoting, or on Windows (where backslashes
+    are path separators, not escapes) whitespace outside double quotes. Raises ValueError."""
+    if not windows:
+        return shlex.split(command)
+    return [t[1:-1] if len(t) >= 2 and t[0] == t[-1] == '"' else t
+            for t in shlex.split(command, posix=False)]
+
+
 def _brain_argv(command: str, text: str) -> list[str]:
     try:
-        argv = shlex.split(command)
+        argv = split_command(command)
     except ValueError as exc:
         raise SpecError(f"player spec {text!r}: cannot split the command: {exc}") from None
     if not argv:
