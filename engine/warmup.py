@@ -1,16 +1,23 @@
 """Compile (or load from numba's on-disk cache) every jitted function the engine uses.
 
-Numba compiles on first call; a cold compile takes ~10-20 s and ~280 MB, which a brain
-cannot afford during a timed move. `gomoku warmup` (run once after install) and the test
-session call `warm_up()` so later processes only load the cache (well under a second).
-Each call below uses the same argument types as the real callers, so the cached
+Numba compiles on first call; a cold compile of the whole engine takes minutes of CPU and
+~600 MB, which no timed move can afford. `gomoku warmup`, and `play`, `match` and `bench`
+before their clocks start, fill the cache once; later processes only load it (well under a
+second). Each call below uses the same argument types as the real callers, so the cached
 signatures are the ones that will be looked up.
+
+The work is split into named steps. Steps in different groups (`GROUPS`) can run in separate
+processes at the same time: a function one group needs from another is compiled by whichever
+process gets there first, and the other loads it from the cache or compiles its own copy
+(numba writes cache files atomically), so the split is safe and only costs duplicated work
+where the groups overlap.
 """
 from __future__ import annotations
 
 import importlib
+import sys
 import time
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional, Sequence
 
 from gomoku.engine.game.rules import Rule
 
@@ -21,6 +28,26 @@ EXTRA_HOOKS = [
     ("gomoku.engine.search.threats", "warm_up"),
     ("gomoku.engine.search.dfpn", "warm_up"),
     ("gomoku.engine.mcts.search", "warm_up"),
+]
+
+# Seconds each step took in a cold compile, one after the other (a loaded 2-core x86 machine,
+# 321 s in all); only used to split the work between processes, draw a progress bar and guess
+# the time left. The steps share little compiled code: numba inlines the board core
+# (inline="always") into each caller instead of calling a compiled copy.
+STEP_COST = {
+    "board core (freestyle)": 10.6, "board core (standard)": 0.2, "board core (renju)": 5.4,
+    "board core (caro)": 0.1, "board core (caro5)": 0.1, "playouts": 1.8,
+    "alphabeta": 148.0, "threats": 92.0, "dfpn": 62.0,
+}
+
+# Steps that can be compiled in parallel processes, largest first. The alpha-beta search calls the
+# threat solvers and df-pn, which call the board core: in parallel, each process compiles
+# what it needs of the others unless another process has cached it first.
+GROUPS: list[list[str]] = [
+    ["alphabeta"],
+    ["threats"],
+    ["dfpn"],
+    [f"board core ({rule.label})" for rule in Rule] + ["playouts"],
 ]
 
 
@@ -62,37 +89,162 @@ def warm_all() -> None:
     mark_warm()
 
 
-def warm_up_steps() -> Iterator[str]:
+def step_names() -> list[str]:
+    """Every step, in the order `warm_up_steps` runs them."""
+    names = [f"board core ({rule.label})" for rule in Rule] + ["playouts"]
+    names += [module.rsplit(".", 1)[-1] for module, _ in EXTRA_HOOKS]
+    return names
+
+
+def warm_up_steps(names: Optional[Sequence[str]] = None) -> Iterator[str]:
     """The warm-up one piece at a time (a rule's board core, a module's hook), yielding the
     label of what was just done: the brain runs the steps between moves, so a move asked for
-    during the warm-up waits for one step only."""
+    during the warm-up waits for one step only. `names` picks some steps (default: all)."""
+    wanted = None if names is None else set(names)
+    unknown = set() if wanted is None else wanted - set(step_names())
+    if unknown:
+        raise ValueError(f"unknown warm-up step(s): {', '.join(sorted(unknown))}")
+    for label in step_names():
+        if wanted is None or label in wanted:
+            if run_step(label):
+                yield label
+
+
+def run_step(label: str) -> bool:
+    """Run one named step; False when the step's module is not part of this install."""
+    if label.startswith("board core ("):
+        rule = next(r for r in Rule if f"board core ({r.label})" == label)
+        _board_core(rule)
+        return True
+    if label == "playouts":
+        import numpy as np
+
+        from gomoku.engine.game import core
+        from gomoku.engine.game.board import Board
+        core.random_playouts(Board(9).state, np.int64(1), np.int64(0))
+        return True
+    for module, name in EXTRA_HOOKS:
+        if module.rsplit(".", 1)[-1] == label:
+            try:
+                mod = importlib.import_module(module)
+            except ModuleNotFoundError:
+                return False
+            hook = getattr(mod, name, None)
+            if hook is None:
+                return False
+            hook()
+            return True
+    raise ValueError(f"unknown warm-up step: {label}")
+
+
+def _board_core(rule: Rule) -> None:
     from gomoku.engine.agent import quick_move, think
     from gomoku.engine.game.board import Board
     from gomoku.engine.limits import Limit
 
-    for rule in Rule:
-        b = Board(15, rule=rule)
-        for mv in [(7, 7), (8, 8), (7, 8), (8, 7), (7, 9), (9, 9)]:
-            b.play(*mv)
-        b.legal_moves()
-        b.is_forbidden(7, 10)
-        b.forbidden_points()
-        quick_move(b)
-        think(b, Limit(turn_time=0))
-        b.undo()
-        b.copy()
-        Board(6, rule=rule).play(2, 2)
-        yield f"board core ({rule.label})"
-    import numpy as np
-    from gomoku.engine.game import core
-    core.random_playouts(Board(9).state, np.int64(1), np.int64(0))
-    yield "playouts"
-    for module, name in EXTRA_HOOKS:
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError:
-            continue
-        hook = getattr(mod, name, None)
-        if hook is not None:
-            hook()
-            yield module.rsplit(".", 1)[-1]
+    b = Board(15, rule=rule)
+    for mv in [(7, 7), (8, 8), (7, 8), (8, 7), (7, 9), (9, 9)]:
+        b.play(*mv)
+    b.legal_moves()
+    b.is_forbidden(7, 10)
+    b.forbidden_points()
+    quick_move(b)
+    think(b, Limit(turn_time=0))
+    b.undo()
+    b.copy()
+    Board(6, rule=rule).play(2, 2)
+
+
+def child_main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of a compiling child process: run the named steps and print one line
+    `done <seconds> <label>` per step on stdout, so the parent can draw its progress."""
+    names = list(sys.argv[1:] if argv is None else argv)
+    t = time.perf_counter()
+    for label in warm_up_steps(names or None):
+        now = time.perf_counter()
+        print(f"done {now - t:.2f} {label}", flush=True)
+        t = now
+    return 0
+
+
+def plan_processes(jobs: int) -> list[list[str]]:
+    """Split `GROUPS` over at most `jobs` processes, balancing `STEP_COST` (largest first);
+    inside a process the steps keep `step_names` order, so the board core comes first."""
+    jobs = max(1, min(jobs, len(GROUPS)))
+    bins: list[list[str]] = [[] for _ in range(jobs)]
+    load = [0.0] * jobs
+    for group in sorted(GROUPS, key=lambda g: -sum(STEP_COST.get(s, 10.0) for s in g)):
+        i = load.index(min(load))
+        bins[i] += group
+        load[i] += sum(STEP_COST.get(s, 10.0) for s in group)
+    order = {name: i for i, name in enumerate(step_names())}
+    return [sorted(b, key=lambda s: order.get(s, len(order))) for b in bins if b]
+
+
+class CompileError(RuntimeError):
+    """A compiling child process failed; the message carries the tail of its output."""
+
+
+def compile_in_processes(on_step: Callable[[str, float], None], jobs: Optional[int] = None,
+                         poll: Optional[Callable[[], None]] = None) -> float:
+    """Fill numba's cache in child processes (one per group of `plan_processes(jobs)`), so a
+    machine with several cores compiles the independent parts at once and the caller's process
+    stays responsive (it can draw progress) and never holds LLVM's memory. `on_step(label,
+    seconds)` is called as each step finishes; `poll()` about ten times a second. Returns the
+    wall time; raises CompileError if a child fails."""
+    import os
+    import subprocess
+    import tempfile
+    import threading
+
+    jobs = jobs or max(1, min(len(GROUPS), os.cpu_count() or 1))
+    code = "from gomoku.engine.warmup import child_main; raise SystemExit(child_main())"
+    t0 = time.perf_counter()
+    procs = []
+    lock = threading.Lock()
+    events: list[tuple[str, float]] = []
+
+    def reader(stream) -> None:   # type: ignore[no-untyped-def]
+        for raw in stream:
+            parts = raw.decode("utf-8", "replace").rstrip("\n").split(" ", 2)
+            if len(parts) == 3 and parts[0] == "done":
+                with lock:
+                    events.append((parts[2], float(parts[1])))
+
+    try:
+        for names in plan_processes(jobs):
+            err = tempfile.TemporaryFile()
+            p = subprocess.Popen([sys.executable, "-c", code, *names], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=err)
+            t = threading.Thread(target=reader, args=(p.stdout,), daemon=True)
+            t.start()
+            procs.append((p, err, t))
+        while True:
+            with lock:
+                got, events[:] = list(events), []
+            for label, seconds in got:
+                on_step(label, seconds)
+            if all(p.poll() is not None for p, _, _ in procs):
+                for _, _, t in procs:
+                    t.join(5)
+                with lock:
+                    got, events[:] = list(events), []
+                for label, seconds in got:
+                    on_step(label, seconds)
+                break
+            if poll is not None:
+                poll()
+            time.sleep(0.1)
+        for p, err, _ in procs:
+            if p.returncode != 0:
+                err.seek(0)
+                tail = err.read().decode("utf-8", "replace").strip().splitlines()[-3:]
+                raise CompileError(f"compiling the engine failed (exit status {p.returncode}): "
+                                   + " | ".join(tail))
+    finally:
+        for p, err, _ in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            err.close()
+    return time.perf_counter() - t0

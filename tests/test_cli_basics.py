@@ -22,12 +22,12 @@ def test_unknown_command_is_one_clear_error():
 def test_warmup_reports_ready():
     out = subprocess.run([GOMOKU, "warmup"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert "numba core ready" in out.stderr
+    assert "engine ready: loaded from numba's cache" in out.stderr
 
 
 def test_the_engine_refuses_its_folder_name_from_the_repository_root():
     """From the root, `engine` is importable as a folder; under that name numba would write
-    cache entries that every `gomoku` command then fails to load (seen in stop 16: a script's
+    cache entries that every `gomoku` command then fails to load (seen once: a script's
     `from engine.board import Board` broke `gomoku tune` with a traceback). The import fails
     at once instead, naming the right one, and the installed name still works there."""
     root = Path(__file__).resolve().parent.parent
@@ -40,3 +40,37 @@ def test_the_engine_refuses_its_folder_name_from_the_repository_root():
     ok = subprocess.run([sys.executable, "-c", "import gomoku.engine.game.rules"], cwd=root,
                         capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0, ok.stderr
+
+
+PBRAIN = str(Path(sys.executable).parent / "pbrain-gomoku")
+
+
+def test_pbrain_help_and_version_answer_without_waiting_for_protocol_input():
+    out = subprocess.run([PBRAIN, "--help"], capture_output=True, text=True, timeout=30, stdin=subprocess.PIPE)
+    assert out.returncode == 0 and out.stdout.startswith("usage: pbrain-gomoku") and "GOMOKU_BRAIN_LOG" in out.stdout
+    out = subprocess.run([PBRAIN, "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.PIPE)
+    assert out.returncode == 0 and out.stdout.startswith("pbrain-gomoku ")
+    out = subprocess.run([PBRAIN, "--frobnicate"], capture_output=True, text=True, timeout=30, stdin=subprocess.PIPE)
+    assert out.returncode == 2 and out.stdout == "" and "unknown argument '--frobnicate'" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_brain_log_that_cannot_be_written_is_refused(tmp_path):
+    (tmp_path / "f").write_text("")
+    out = subprocess.run([GOMOKU, "brain", "--log", str(tmp_path / "f" / "x.log")], capture_output=True,
+                         text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert out.returncode == 2 and "is a file, not a folder" in out.stderr
+    log = tmp_path / "new" / "brain.log"          # a missing folder is made, the log is kept
+    out = subprocess.run([GOMOKU, "brain", "--log", str(log)], input="ABOUT\nEND\n", capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.startswith("name=") and "ABOUT" in log.read_text()
+
+
+def test_board_is_a_name_for_size():
+    import json
+    out = subprocess.run([GOMOKU, "match", "random", "random", "-n", "1", "--board", "9", "--json", "-"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["settings"]["width"] == 9
+    out = subprocess.run([GOMOKU, "play", "--help"], capture_output=True, text=True, timeout=60)
+    assert "--size, --board" in out.stdout

@@ -79,7 +79,7 @@ def test_a_move_asked_for_while_loading_goes_before_the_first_warm_up_step(monke
         yield "two"
 
     monkeypatch.setattr(engine_loader, "warm_steps", steps)
-    monkeypatch.setattr("gomoku.protocol.numba_cache.cache_is_warm", lambda *a, **k: True)
+    monkeypatch.setattr("gomoku.engine.numba_cache.cache_is_warm", lambda *a, **k: True)
     loader = EngineLoader(warmup=True)
     got = []
 

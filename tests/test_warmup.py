@@ -19,3 +19,59 @@ def test_warm_up_reaches_the_search_and_solvers():
     out = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "missing: \n" in out.stdout or out.stdout.strip() == "missing:"
+
+
+def test_plans_cover_every_step_once_for_any_number_of_processes():
+    from gomoku.engine import warmup
+    for jobs in range(1, 7):
+        plan = warmup.plan_processes(jobs)
+        flat = [s for group in plan for s in group]
+        assert sorted(flat) == sorted(warmup.step_names()) and len(plan) == min(jobs, len(warmup.GROUPS))
+        for group in plan:     # the board core, where a process has it, comes first
+            cores = [i for i, s in enumerate(group) if s.startswith("board core")]
+            assert cores == list(range(len(cores)))
+
+
+def test_compile_in_processes_reports_each_step(monkeypatch):
+    """The children really run (from the warm cache here, quickly) and report every step."""
+    from gomoku.engine import warmup
+    monkeypatch.setattr(warmup, "GROUPS", [["playouts"], ["board core (caro)", "board core (renju)"]])
+    seen = []
+    seconds = warmup.compile_in_processes(lambda label, s: seen.append(label), jobs=2)
+    assert sorted(seen) == ["board core (caro)", "board core (renju)", "playouts"] and seconds > 0
+
+
+def test_a_failing_child_is_one_clear_error(monkeypatch):
+    import pytest
+
+    from gomoku.engine import warmup
+    monkeypatch.setattr(warmup, "GROUPS", [["no such step"]])
+    with pytest.raises(warmup.CompileError, match="unknown warm-up step"):
+        warmup.compile_in_processes(lambda label, s: None, jobs=1)
+
+
+def test_ensure_compiled_draws_progress_and_marks_the_cache_warm(monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    from gomoku.engine import warmup
+    from gomoku.engine import numba_cache
+    from gomoku.tools import prepare
+    marked = []
+    monkeypatch.setattr(numba_cache, "cache_is_warm", lambda *a: False)
+    monkeypatch.setattr(numba_cache, "mark_warm", lambda *a: marked.append(1))
+
+    def fake(on_step, jobs=None, poll=None):
+        for group in warmup.plan_processes(jobs or 1):
+            for label in group:
+                poll()
+                on_step(label, 0.01)
+        return 1.5
+
+    monkeypatch.setattr(warmup, "compile_in_processes", fake)
+    buf = io.StringIO()
+    assert prepare.ensure_compiled(Console(file=buf, width=100), jobs=2) == 1.5
+    assert marked == [1] and "engine compiled in 2 s with 2 processes" in buf.getvalue()
+    monkeypatch.setattr(numba_cache, "cache_is_warm", lambda *a: True)
+    assert prepare.ensure_compiled(Console(file=buf)) is None       # warm: nothing to do

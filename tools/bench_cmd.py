@@ -89,12 +89,14 @@ def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, net
     from gomoku.engine.game.board import Board
     from gomoku.engine.game.rules import parse_rule
     from gomoku.engine.warmup import warm_up
+    from gomoku.tools.prepare import ensure_compiled
 
+    ensure_compiled()           # a cold install compiles here, with a progress bar, untimed
     if with_core:
         for size, gps, mps in run_core(core_seconds):
             click.echo(f"core {size}x{size}: random playouts {gps:,.0f} games/s, {mps:,.0f} moves/s")
-    # the whole engine, not only the search: on a cold numba cache the root probes' df-pn
-    # would otherwise compile inside the first position's timing
+    # load the whole engine from the cache, not only the search: the root probes' df-pn
+    # would otherwise load inside the first position's timing
     warm_up()
     searcher = alphabeta.Searcher()     # one player's tables, cleared by every search (clear=True)
     counts: list[int] = []

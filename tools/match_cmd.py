@@ -142,7 +142,8 @@ class _View:
 @click.option("-n", "--games", type=click.IntRange(1), default=2, show_default=True, help="Number of games.")
 @click.option("-r", "--rule", default="freestyle", show_default=True,
               help="freestyle, standard, renju, caro, caro5 or Piskvork 0/1/4/8/9.")
-@click.option("-s", "--size", "size", default="15", show_default=True, help="Board size N or WxH (5..22).")
+@click.option("-s", "--size", "--board", "size", default="15", show_default=True,
+              help="Board size N or WxH (5..22).")
 @click.option("-t", "--time", "turn_time", type=click.FloatRange(0), default=None,
               help="Seconds per move (protocol timeout_turn; 0 = as fast as possible). "
                    "Default 1, or no cap when --match-time/--nodes/--depth/--playouts is given.")

@@ -257,7 +257,7 @@ class Session:
         self.times.append(int(spent * 1000))
         self.dirty = True
         self.engine_line = (f"{escape(self.opponent_name())} played [bold]{render.describe_move((x, y))}[/bold] "
-                            f"in {spent:.2f} s{_info_text(res.info)}")
+                            f"in {spent:.2f} s{_info_text(res.info, escape(self.opponent_name()))}")
         if b.winner:
             self.finish(b.winner, "five")
         elif b.is_full():
@@ -299,7 +299,7 @@ class Session:
             return
         self.hint = tuple(res.move)
         self.messages.append(f"Hint: [bold green]{render.describe_move(self.hint)}[/bold green] "
-                             f"(marked *, {time.monotonic() - t0:.2f} s{_info_text(res.info)})")
+                             f"(marked *, {time.monotonic() - t0:.2f} s{_info_text(res.info, 'you')})")
 
     # -- screen ----------------------------------------------------------------------
     def draw(self, keep_messages: bool = False) -> None:
@@ -352,6 +352,15 @@ class Session:
         return self.console.input(text)
 
 
+def _line_editing() -> None:
+    """Arrow keys, history and Ctrl-A/E at the prompt: Python's input() gets them once readline
+    is imported (where it exists: not on plain Windows, whose console edits lines itself)."""
+    try:
+        import readline  # noqa: F401
+    except ImportError:
+        pass
+
+
 def _makes_overline(b: Any, x: int, y: int) -> bool:
     for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
         n = 1
@@ -365,13 +374,15 @@ def _makes_overline(b: Any, x: int, y: int) -> bool:
     return False
 
 
-def _info_text(info: dict) -> str:
+def _info_text(info: dict, who: str = "") -> str:
     parts = []
     if info.get("depth") is not None:
         parts.append(f"depth {info['depth']}")
     score = info.get("score")
     if score is not None:
-        parts.append(f"score {score:+d}" if isinstance(score, int) else f"score {score}")
+        # the search scores the position for the side it moved for: + is good for the engine
+        text = f"{score:+d}" if isinstance(score, int) else f"{score}"
+        parts.append(f"score {text} for {who}" if who else f"score {text}")
     if info.get("nodes"):
         n = int(info["nodes"])
         parts.append(f"{n / 1000:.1f}k nodes" if n >= 1000 else f"{n} nodes")
@@ -467,7 +478,8 @@ def _loop(s: Session) -> None:
 
 
 @click.command("play")
-@click.option("--size", default="15", show_default=True, help="Board size: N (5..22) or WxH, e.g. 20x15.")
+@click.option("--size", "--board", "size", default="15", show_default=True,
+              help="Board size: N (5..22) or WxH, e.g. 20x15.")
 @click.option("--rule", "rule_text", default="freestyle", show_default=True,
               help="freestyle, standard, renju, caro, caro5 (or Piskvork numbers 0/1/4/8/9).")
 @click.option("--color", "--colour", "colour", type=click.Choice(["black", "white", "random"], case_sensitive=False),
@@ -532,6 +544,7 @@ def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time
     # Python installs no handler of its own)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     console = Console(highlight=False)
+    _line_editing()
     from gomoku.tools.prepare import ensure_compiled
     try:
         ensure_compiled(console)      # before the engine's first clock: never compile in a move

@@ -5,15 +5,23 @@ import click
 
 
 @click.command()
-def warmup() -> None:
-    """Compile and cache the numba core (run once after installing; takes ~30 s cold)."""
+@click.option("-j", "--jobs", type=click.IntRange(1, 16), default=None,
+              help="Compiling processes (default: one per core, at most 4).")
+def warmup(jobs: int | None) -> None:
+    """Compile and cache the numba engine (once after installing; a few minutes of CPU cold).
+
+    `play`, `match` and `bench` do this by themselves before their clocks start; run it
+    yourself before using the Piskvork brain, which would otherwise compile in the background
+    while playing quick fallback moves."""
     from rich.console import Console
 
     from gomoku.engine.warmup import warm_up
+    from gomoku.engine.numba_cache import mark_warm
+    from gomoku.tools.prepare import ensure_compiled
 
     console = Console(stderr=True)
-    with console.status("compiling the numba core...") as status:
-        seconds = warm_up(lambda msg: status.update(f"compiling: {msg} done"))
-    from gomoku.engine.numba_cache import mark_warm
+    ensure_compiled(console, jobs=jobs)
+    with console.status("loading the compiled engine..."):
+        seconds = warm_up()       # every step from the cache: checks that nothing is missing
     mark_warm()
-    console.print(f"numba core ready in {seconds:.1f} s (cached for later runs)")
+    console.print(f"engine ready: loaded from numba's cache in {seconds:.1f} s")
