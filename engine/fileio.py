@@ -57,6 +57,11 @@ def check_writable(path: PathLike, folder: bool = False) -> str | None:
         return f"{path} is a folder"
     if folder and p.exists() and not p.is_dir():
         return f"{path} is not a folder"
+    existing = target_dir
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
     try:
         target_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -72,8 +72,34 @@ def _quit(out: ProtocolOutput) -> None:
     os._exit(0)
 
 
-def main() -> None:
-    """Console-script entry point. GOMOKU_BRAIN_LOG=path keeps a log of the session."""
+USAGE = """\
+usage: pbrain-gomoku [-h | --help | --version]
+
+A Piskvork / Gomocup brain: a manager (Piskvork, c-gomoku-cli, GomocupJudge, Yixin-Board)
+starts it and speaks the protocol on stdin/stdout (START 15, BEGIN, TURN x,y, ...; END).
+Environment: GOMOKU_BRAIN_LOG=FILE keeps a log of the session, GOMOKU_TURN_MS=N sets the
+time per move when the manager sends none (default 5000). Same as `gomoku brain`."""
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    """Console-script entry point. GOMOKU_BRAIN_LOG=path keeps a log of the session.
+    Managers start a brain without arguments; -h/--help and --version answer and exit
+    instead of waiting for protocol input, anything else is refused."""
+    args = sys.argv[1:] if argv is None else argv
+    if args:
+        if args[0] in ("-h", "--help"):
+            try:
+                print(USAGE, flush=True)
+            except BrokenPipeError:      # e.g. piped into head
+                pass
+            raise SystemExit(0)
+        if args[0] == "--version":
+            from gomoku.protocol.session import _version
+            print(f"pbrain-gomoku {_version()}")
+            raise SystemExit(0)
+        print(f"pbrain-gomoku: unknown argument {args[0]!r} (managers start it without arguments; "
+              f"see --help)", file=sys.stderr)
+        raise SystemExit(2)
     run(log_path=os.environ.get("GOMOKU_BRAIN_LOG") or None)
 
 

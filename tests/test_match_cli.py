@@ -183,4 +183,4 @@ def test_unwritable_output_is_refused_before_the_first_game(tmp_path, option):
     r = CliRunner().invoke(main, ["match", "random", "random", "-n", "2", option, str(target)])
     assert r.exit_code != 0
     assert "Started game" not in r.output and "Finished game" not in r.output
-    assert "cannot create folder" in r.output and option in r.output
+    assert "a-file is a file, not a folder" in r.output and option in r.output

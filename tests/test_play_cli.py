@@ -165,13 +165,30 @@ def test_bad_options_are_one_line_errors(tmp_path, args, needle):
     assert needle in " ".join(out.split()) and "Traceback" not in out
 
 
+def test_prompt_has_line_editing(tmp_path):
+    """Arrow keys edit the line (readline) instead of landing in the move text."""
+    child = spawn("--size", "9", "--time", "0", cwd=tmp_path)
+    wait(child, X, FIRST_PROMPT_TIMEOUT)
+    child.send("8\x1b[Dh\r")                 # type 8, Left, h: the line reads h8
+    child.expect_exact(X)
+    out = clean(child.before)
+    assert "played" in out and "not a move" not in out.lower(), out[-400:]
+    child.sendline("quit")
+    finish(child)
+
+
+def test_engine_score_says_whose_it_is():
+    from gomoku.tools.play_cmd import _info_text
+    assert _info_text({"depth": 9, "score": 35}, "classical") == ", depth 9, score +35 for classical"
+
+
 def test_unwritable_save_path_is_refused_before_the_game(tmp_path):
     (tmp_path / "a-file").write_text("x")
     child = spawn("--save", "a-file/mine.sgf", cwd=tmp_path)
     child.expect(pexpect.EOF, timeout=FIRST_PROMPT_TIMEOUT)
     child.close()
     out = " ".join(ANSI.sub("", child.before).split())
-    assert child.exitstatus == 2 and "cannot create folder" in out and "--save" in out, out
+    assert child.exitstatus == 2 and "a-file is a file, not a folder" in out and "--save" in out, out
     assert "Your move" not in out and "Traceback" not in out
 
 

@@ -17,6 +17,11 @@ import click
                    "for (the classical engine elsewhere). Also GOMOKU_NET=FILE.")
 def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[str]) -> None:
     """Run the Piskvork/Gomocup protocol brain on stdin/stdout (for managers and GUIs)."""
+    if log_path:
+        from gomoku.engine.fileio import check_writable
+        why = check_writable(log_path)
+        if why:
+            raise click.BadParameter(why, param_hint="--log")
     from gomoku.protocol.brain import run
     if net_path is not None:
         from gomoku.engine.net.evaluator import NetEvaluator
