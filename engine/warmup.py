@@ -170,14 +170,19 @@ def child_main(argv: Optional[Sequence[str]] = None) -> int:
 def plan_processes(jobs: int) -> list[list[str]]:
     """Split `GROUPS` over at most `jobs` processes, balancing `STEP_COST` (largest first);
     inside a process the steps keep `step_names` order, so the board core comes first."""
-    jobs = max(1, min(jobs, len(GROUPS)))
+    names = step_names()
+    grouped = {s for g in GROUPS for s in g}
+    # a step of a hook added later (and not yet grouped) compiles in a group of its own
+    groups = [[s for s in g if s in names] for g in GROUPS] + [[s] for s in names if s not in grouped]
+    groups = [g for g in groups if g]
+    jobs = max(1, min(jobs, len(groups)))
     bins: list[list[str]] = [[] for _ in range(jobs)]
     load = [0.0] * jobs
-    for group in sorted(GROUPS, key=lambda g: -sum(STEP_COST.get(s, 10.0) for s in g)):
+    for group in sorted(groups, key=lambda g: -sum(STEP_COST.get(s, 10.0) for s in g)):
         i = load.index(min(load))
         bins[i] += group
         load[i] += sum(STEP_COST.get(s, 10.0) for s in group)
-    order = {name: i for i, name in enumerate(step_names())}
+    order = {name: i for i, name in enumerate(names)}
     return [sorted(b, key=lambda s: order.get(s, len(order))) for b in bins if b]
 
 

@@ -21,7 +21,7 @@ def test_warm_up_reaches_the_search_and_solvers():
     assert "missing: \n" in out.stdout or out.stdout.strip() == "missing:"
 
 
-def test_plans_cover_every_step_once_for_any_number_of_processes():
+def test_plans_cover_every_step_once_for_any_number_of_processes(monkeypatch):
     from gomoku.engine import warmup
     for jobs in range(1, 7):
         plan = warmup.plan_processes(jobs)
@@ -30,6 +30,10 @@ def test_plans_cover_every_step_once_for_any_number_of_processes():
         for group in plan:     # the board core, where a process has it, comes first
             cores = [i for i, s in enumerate(group) if s.startswith("board core")]
             assert cores == list(range(len(cores)))
+    # a hook nobody grouped yet still gets compiled
+    monkeypatch.setattr(warmup, "EXTRA_HOOKS", warmup.EXTRA_HOOKS + [("gomoku.engine.newroom.x", "warm_up")])
+    flat = [s for group in warmup.plan_processes(2) for s in group]
+    assert "x" in flat and sorted(flat) == sorted(warmup.step_names())
 
 
 def test_compile_in_processes_reports_each_step(monkeypatch):
