@@ -181,7 +181,9 @@ def compile_in_child(timeout: float = 600.0) -> bool:
             lock_file(fd)
         if cache_is_warm(src):
             return True
-        _child = subprocess.Popen([sys.executable, "-c", WARM_CODE], stdin=subprocess.DEVNULL,
+        # a frozen brain (gomoku freeze) has no Python to run -c with: it warms itself up
+        argv = [sys.executable, "--warmup"] if getattr(sys, "frozen", False) else [sys.executable, "-c", WARM_CODE]
+        _child = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                   preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
         try:
             rc = _child.wait(timeout=timeout)

@@ -73,12 +73,13 @@ def _quit(out: ProtocolOutput) -> None:
 
 
 USAGE = """\
-usage: pbrain-gomoku [-h | --help | --version]
+usage: pbrain-gomoku [-h | --help | --version | --warmup]
 
 A Piskvork / Gomocup brain: a manager (Piskvork, c-gomoku-cli, GomocupJudge, Yixin-Board)
 starts it and speaks the protocol on stdin/stdout (START 15, BEGIN, TURN x,y, ...; END).
 Environment: GOMOKU_BRAIN_LOG=FILE keeps a log of the session, GOMOKU_TURN_MS=N sets the
-time per move when the manager sends none (default 5000). Same as `gomoku brain`."""
+time per move when the manager sends none (default 5000). Same as `gomoku brain`.
+--warmup compiles (or loads) the whole engine into numba's cache and exits."""
 
 
 def main(argv: Optional[list[str]] = None) -> None:
@@ -92,6 +93,10 @@ def main(argv: Optional[list[str]] = None) -> None:
                 print(USAGE, flush=True)
             except BrokenPipeError:      # e.g. piped into head
                 pass
+            raise SystemExit(0)
+        if args[0] == "--warmup":
+            from gomoku.engine.warmup import warm_all
+            warm_all()
             raise SystemExit(0)
         if args[0] == "--version":
             from gomoku.protocol.session import _version

@@ -15,6 +15,7 @@ _COMMANDS = {
     "bench": ("gomoku.tools.bench_cmd", "bench", "Benchmark the board core and search."),
     "brain": ("gomoku.tools.brain_cmd", "brain", "Run the Piskvork protocol brain on stdin/stdout."),
     "warmup": ("gomoku.tools.warmup_cmd", "warmup", "Compile and cache the numba core (run once after install)."),
+    "freeze": ("gomoku.tools.freeze_cmd", "freeze", "Build a one-folder Piskvork brain (Gomocup .exe) with PyInstaller."),
     "tune": ("gomoku.tools.tune_cmd", "tune", "Fit the evaluation weights to game results."),
     "info": ("gomoku.tools.info_cmd", "info", "Show what an ONNX net file is (metadata, inputs, outputs)."),
 }
