@@ -85,7 +85,8 @@ time per move when the manager sends none (default 5000). Same as `gomoku brain`
 def main(argv: Optional[list[str]] = None) -> None:
     """Console-script entry point. GOMOKU_BRAIN_LOG=path keeps a log of the session.
     Managers start a brain without arguments; -h/--help and --version answer and exit
-    instead of waiting for protocol input, anything else is refused."""
+    instead of waiting for protocol input, --warmup fills numba's cache and exits (what a
+    frozen brain's compile child runs), anything else is refused."""
     args = sys.argv[1:] if argv is None else argv
     if args:
         if args[0] in ("-h", "--help"):
