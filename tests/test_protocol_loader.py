@@ -106,3 +106,20 @@ def test_acquire_gives_up_when_the_engine_is_not_ready_in_time():
     loader = EngineLoader(warmup=False)           # never started
     assert loader.acquire(1.0, ready_timeout=0.05) is False
     assert loader._want == 0
+
+
+def test_a_module_of_inlined_functions_only_needs_no_index_of_its_own(tmp_path, monkeypatch):
+    """numba compiles inline="always" functions into their callers and writes no index file for
+    their module: such a module must not make the cache look cold for ever (the brain would
+    compile in a child and play fallback moves at every start)."""
+    from gomoku.engine import numba_cache
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    src = tmp_path / "engine"
+    (src / "__pycache__").mkdir(parents=True)
+    (src / "core.py").write_text("from numba import njit\n\n@njit(cache=True)\ndef f():\n    return 1\n")
+    (src / "tables.py").write_text('from numba import njit\n\n@njit(cache=True, inline="always")\ndef g():\n'
+                                   '    return 1\n')
+    (src / "__pycache__" / "core.f-3.py311.nbi").write_bytes(b"")
+    assert numba_cache.cache_is_warm(src)
+    (src / "tables.py").write_text("from numba import njit\n\n@njit(cache=True)\ndef g():\n    return 1\n")
+    assert not numba_cache.cache_is_warm(src)       # a function with a file of its own: needed
