@@ -27,8 +27,9 @@ from gomoku.protocol.thinker import Answer, MoveRequest, run_request
 MAX_BLOCK_LINES = 600
 #: A max_memory below this (bytes) cannot be honoured; we say so once, then play anyway.
 MIN_USABLE_MEMORY = 64 * 1024 * 1024
-# Shortest search worth starting before the warm-up has loaded the search from numba's cache
-# (loading it takes 0.1-0.3 s of CPU): with less left the move is the cheap one.
+# Shortest search worth starting before any search has run and before the warm-up has loaded
+# the search from numba's cache (loading it takes 0.1-0.3 s of CPU): with less left the move
+# is the cheap one.
 COLD_SEARCH_MIN_S = 0.15
 
 ABOUT_LINE = 'name="gomoku", version="{version}", author="gomoku developers", country="Unknown"'
@@ -56,6 +57,7 @@ class Session:
         self.max_node: Optional[int] = None
         self.startup_s = startup_s
         self.moves_answered = 0
+        self.searched = False       # a search has run in this process: its code is loaded
         self.request: Optional[MoveRequest] = None
         self._pending_messages: list[str] = []  # problems from INFO, told before the next move
         self._block: Optional[tuple[str, float, list[str]]] = None   # (command, t_read, lines)
@@ -366,9 +368,9 @@ class Session:
                   + " at the soft deadline")
             return self._board_fallback(pos, rule)
         left = budget.soft - time.monotonic()
-        if not budget.instant and not loader.warmed.is_set() and left < COLD_SEARCH_MIN_S:
-            # the search's functions are not loaded yet: a search this short would spend its
-            # time loading them and answer after the hard deadline, if at all
+        if not (budget.instant or self.searched or loader.warmed.is_set()) and left < COLD_SEARCH_MIN_S:
+            # no search has run yet and the warm-up has not loaded one: a search this short
+            # would spend its time loading the search's code and answer late, if at all
             loader.release()
             print(f"no search: the engine got ready {1000 * left:.0f} ms before the soft deadline")
             return self._board_fallback(pos, rule)
@@ -389,6 +391,7 @@ class Session:
             limit = loader.Limit(turn_time=think_s, hard_time=hard_s, depth=self.max_depth,
                                  nodes=self.max_node, max_memory=self.time.max_memory or None)
             result = loader.think(board, limit, req.stop)
+            self.searched = True
         finally:
             loader.release()
         move = result.move
