@@ -15,12 +15,6 @@ from typing import Optional
 from rich.console import Console
 
 
-def cache_is_warm() -> bool:
-    """True when every engine module has an up-to-date numba cache index."""
-    from gomoku.engine import numba_cache
-    return numba_cache.cache_is_warm()
-
-
 def ensure_compiled(console: Optional[Console] = None, force: bool = False,
                     jobs: Optional[int] = None) -> Optional[float]:
     """Compile the engine into numba's cache unless it is already there (`force`: even then).
