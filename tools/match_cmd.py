@@ -370,6 +370,8 @@ def _run_nplayer(specs: tuple[str, ...], seat_count: int, games: int, rule: str,
         width = height = match_nplayer.DEFAULT_SIDE
     else:
         width, height = _parse_size(size)
+    from gomoku.tools.prepare import ensure_compiled
+    ensure_compiled()        # the tree search is numba code too: compiled before any clock starts
     match_nplayer.run(list(specs), players=seat_count,
                       games=None if ctx.get_parameter_source("games") == ParameterSource.DEFAULT else games,
                       width=width, height=height, rule=rule_v, turn_time=turn_time, playouts=playouts,

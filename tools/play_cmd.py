@@ -600,6 +600,8 @@ def _play_nplayer(seat_count: int, size: str, rule_text: str, move_time: float, 
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--rule") from None
     timed = ctx.get_parameter_source("move_time") != ParameterSource.DEFAULT
+    from gomoku.tools.prepare import ensure_compiled
+    ensure_compiled()        # the tree search is numba code too: compiled before any clock starts
     play_nplayer.run(players=seat_count, width=width, height=height, rule=rule, win_length=win_length,
                      seats_text=seats_text, move_time=move_time if timed else None, save_path=save_path,
                      human_name=human_name)
