@@ -171,8 +171,9 @@ def test_51_first_move_right_after_start_is_on_time_and_searched_when_ready(tmp_
     assert took < 1.0, f"answered {took:.2f} s after the position (limit 1 s)"
     text = log.read_text()
     if not any(t.startswith("MESSAGE depth ") for t in lines):
-        assert "by fallback" in text and ("no search: the engine is still loading" in text
-                                          or "no search: the engine got ready" in text), text[-1500:]
+        # (the log's "answer ... by fallback" line may be cut off by END: the brain exits at once)
+        assert ("no search: the engine is still loading" in text
+                or "no search: the engine got ready" in text), text[-1500:]
 
 
 def test_51_move_asked_for_once_the_engine_is_ready_is_searched(tmp_path):
