@@ -1,0 +1,285 @@
+"""Policy-value nets (torch), all fully convolutional so one net serves every board size.
+
+Every model maps the input planes of docs/net-format.md to the two outputs the engine reads:
+
+    planes: N,C,H,W  (C = P + 4; the last plane is the on-board mask)
+    policy: N,H,W    one logit per cell (off-board cells of a padded batch pushed to -1e4)
+    value:  N,P+1    outcome logits from the mover's view: mover wins, next player wins, ..., draw
+
+Nothing depends on H or W: per-cell heads are 1x1 convolutions and the value head pools over
+the on-board cells (mean and max) before its small MLP, so a net trained on 9x9 runs on 15x15.
+A fully connected policy head, the usual AlphaZero-clone choice, would tie a net to one size.
+
+Architectures (one table, named by size as KataGo names its nets):
+
+    bXcY    ResNet, X residual blocks of Y channels (default b6c64)
+    cnn3    plain CNN, 3x3 convolutions of 32, 64 and 128 channels (seeds 002 and 004)
+    skip3   three 3x3 convolutions of 32 channels, layer 1's output added to layer 3's input (seed 001)
+    ffnn    feed-forward baseline (seed 000): each cell's 9x9 window of the planes through a
+            two-layer MLP; no stacked spatial processing, so it sees only its own window
+    tfmNcC  transformer (seed 004): a 3x3 stem, then N attention blocks of C channels over all cells
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+OFF_BOARD = 1.0e4   # subtracted from logits outside the board; finite so ONNX and fp16 stay sane
+
+
+class ArchError(ValueError):
+    """An architecture name this module does not know; the message is one line."""
+
+
+@dataclass(frozen=True)
+class ArchSpec:
+    """A parsed architecture name."""
+    kind: str            # resnet | cnn | skip | ffnn | tfm
+    blocks: int = 0
+    channels: int = 0
+
+    @property
+    def name(self) -> str:
+        if self.kind == "resnet":
+            return f"b{self.blocks}c{self.channels}"
+        if self.kind == "tfm":
+            return f"tfm{self.blocks}c{self.channels}"
+        return {"cnn": "cnn3", "skip": "skip3", "ffnn": "ffnn"}[self.kind]
+
+
+ARCH_HELP = "bXcY (ResNet, e.g. b6c64), cnn3, skip3, ffnn or tfmNcC (e.g. tfm2c64)"
+
+
+def parse_arch(name: str) -> ArchSpec:
+    """'b6c64' -> ArchSpec('resnet', 6, 64); ArchError (one line) for anything else."""
+    text = name.strip().lower()
+    m = re.fullmatch(r"b(\d+)c(\d+)", text)
+    if m:
+        spec = ArchSpec("resnet", int(m.group(1)), int(m.group(2)))
+    else:
+        m = re.fullmatch(r"tfm(\d+)c(\d+)", text)
+        if m:
+            spec = ArchSpec("tfm", int(m.group(1)), int(m.group(2)))
+            if spec.channels % 16:
+                raise ArchError(f"architecture {name!r}: transformer channels must be a multiple of 16")
+        elif text in ("cnn3", "skip3", "ffnn"):
+            return ArchSpec({"cnn3": "cnn", "skip3": "skip", "ffnn": "ffnn"}[text])
+        else:
+            raise ArchError(f"unknown architecture {name!r}: use {ARCH_HELP}")
+    if not (1 <= spec.blocks <= 64 and 8 <= spec.channels <= 1024):
+        raise ArchError(f"architecture {name!r}: blocks must be 1..64 and channels 8..1024")
+    return spec
+
+
+# ----------------------------------------------------------------------------- shared pieces
+
+def masked_pool(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean and max over the on-board cells.
+
+    x: N,C,H,W; mask: N,1,H,W (1 on the board) -> N,2C"""
+    area = mask.sum(dim=(2, 3)).clamp(min=1.0)                       # N,1
+    mean = (x * mask).sum(dim=(2, 3)) / area                          # N,C
+    high = (x * mask - (1.0 - mask) * OFF_BOARD).amax(dim=(2, 3))     # N,C
+    return torch.cat([mean, high], dim=1)
+
+
+def conv_bn(cin: int, cout: int, k: int = 3) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, k, padding=k // 2, bias=False), nn.BatchNorm2d(cout))
+
+
+class Heads(nn.Module):
+    """Per-cell policy logits and a pooled win/draw/loss value from a trunk's features.
+
+    x: N,C,H,W; mask: N,1,H,W -> (policy N,H,W, value N,P+1)"""
+
+    def __init__(self, channels: int, players: int, head: int = 32, hidden: int = 64) -> None:
+        super().__init__()
+        self.policy = nn.Sequential(conv_bn(channels, head, 1), nn.ReLU(), nn.Conv2d(head, 1, 1))
+        self.value_conv = nn.Sequential(conv_bn(channels, head, 1), nn.ReLU())
+        self.value_mlp = nn.Sequential(nn.Linear(2 * head, hidden), nn.ReLU(), nn.Linear(hidden, players + 1))
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        policy = self.policy(x).squeeze(1) - (1.0 - mask.squeeze(1)) * OFF_BOARD   # N,H,W
+        value = self.value_mlp(masked_pool(self.value_conv(x), mask))             # N,P+1
+        return policy, value
+
+
+class PolicyValueNet(nn.Module):
+    """Base: a trunk (subclass) plus Heads. forward(planes N,C,H,W) -> (policy N,H,W, value N,P+1)."""
+
+    arch: str
+    players: int
+
+    def __init__(self, arch: str, players: int) -> None:
+        super().__init__()
+        self.arch = arch
+        self.players = players
+        self.in_planes = players + 4
+
+    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        mask = planes[:, -1:]                       # N,1,H,W: the `mask` plane is always last
+        return self.heads(self.trunk(planes, mask), mask)
+
+
+# ----------------------------------------------------------------------------- ResNet
+
+class ResBlock(nn.Module):
+    """conv-BN-ReLU-conv-BN plus the input, then ReLU (AlphaGo Zero's block). x: N,C,H,W -> N,C,H,W"""
+
+    def __init__(self, c: int) -> None:
+        super().__init__()
+        self.a = conv_bn(c, c)
+        self.b = conv_bn(c, c)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        y = F.relu(self.a(x)) * mask
+        return F.relu(x + self.b(y)) * mask
+
+
+class ResNet(PolicyValueNet):
+    """bXcY: 3x3 stem, X residual blocks of Y channels, Heads. Features are zeroed off the
+    board after every block so a padded batch computes what an unpadded one would."""
+
+    def __init__(self, blocks: int, channels: int, players: int = 2) -> None:
+        super().__init__(f"b{blocks}c{channels}", players)
+        self.stem = conv_bn(self.in_planes, channels)
+        self.blocks = nn.ModuleList(ResBlock(channels) for _ in range(blocks))
+        self.heads = Heads(channels, players, head=min(32, channels))
+
+    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.stem(x)) * mask
+        for block in self.blocks:
+            x = block(x, mask)
+        return x
+
+
+# ----------------------------------------------------------------------------- the seeds' small CNNs
+
+class PlainCNN(PolicyValueNet):
+    """cnn3: 3x3 convolutions of 32, 64 and 128 channels with ReLU (junxiaosong's trunk, used by
+    seeds 002 and 004), with per-cell heads instead of its fully connected ones."""
+
+    def __init__(self, players: int = 2) -> None:
+        super().__init__("cnn3", players)
+        self.convs = nn.ModuleList([nn.Conv2d(self.in_planes, 32, 3, padding=1),
+                                    nn.Conv2d(32, 64, 3, padding=1), nn.Conv2d(64, 128, 3, padding=1)])
+        self.heads = Heads(128, players, head=4, hidden=64)
+
+    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        for conv in self.convs:
+            x = F.relu(conv(x)) * mask
+        return x
+
+
+class SkipCNN(PolicyValueNet):
+    """skip3: seed 001's net, three 3x3 convolutions of 32 filters where the output of layer 1
+    is added to the input of layer 3; 1x1 policy and value convolutions."""
+
+    def __init__(self, players: int = 2) -> None:
+        super().__init__("skip3", players)
+        self.c1 = nn.Conv2d(self.in_planes, 32, 3, padding=1)
+        self.c2 = nn.Conv2d(32, 32, 3, padding=1)
+        self.c3 = nn.Conv2d(32, 32, 3, padding=1)
+        self.heads = Heads(32, players, head=2, hidden=64)
+
+    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        a = F.relu(self.c1(x)) * mask
+        b = F.relu(self.c2(a)) * mask
+        return F.relu(self.c3(b + a)) * mask
+
+
+class FFNN(PolicyValueNet):
+    """ffnn: the feed-forward baseline. Seed 000's FFNN is dense over the whole board; here each
+    cell's 9x9 window (wide enough to hold a five through the cell in every direction) is
+    flattened into a 256-unit hidden layer and a 128-unit one, the same weights at every cell.
+    As a 9x9 convolution followed by 1x1 ones it stays independent of the board size."""
+
+    WINDOW = 9
+
+    def __init__(self, players: int = 2, hidden: int = 256) -> None:
+        super().__init__("ffnn", players)
+        self.fc1 = nn.Conv2d(self.in_planes, hidden, self.WINDOW, padding=self.WINDOW // 2)
+        self.fc2 = nn.Conv2d(hidden, 128, 1)
+        self.heads = Heads(128, players, head=16, hidden=64)
+
+    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.fc1(x)) * mask
+        return F.relu(self.fc2(x)) * mask
+
+
+# ----------------------------------------------------------------------------- transformer
+
+class AttentionBlock(nn.Module):
+    """Pre-norm multi-head self-attention over all cells, then a Mix-FFN (SegFormer: a 3x3
+    depthwise convolution inside the MLP gives position information, so no positional
+    encoding ties the net to one board size).
+
+    x: N,C,H,W; mask: N,1,H,W -> N,C,H,W"""
+
+    def __init__(self, c: int, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.norm1 = nn.GroupNorm(1, c)
+        self.qkv = nn.Conv2d(c, 3 * c, 1)
+        self.proj = nn.Conv2d(c, c, 1)
+        self.norm2 = nn.GroupNorm(1, c)
+        self.fc1 = nn.Conv2d(c, 2 * c, 1)
+        self.dw = nn.Conv2d(2 * c, 2 * c, 3, padding=1, groups=2 * c)
+        self.fc2 = nn.Conv2d(2 * c, c, 1)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        n, c, h, w = x.shape
+        d = c // self.heads
+        q, k, v = self.qkv(self.norm1(x)).reshape(n, 3, self.heads, d, h * w).unbind(1)   # N,heads,d,HW
+        att = torch.einsum("nhdi,nhdj->nhij", q, k) / math.sqrt(d)                    # N,heads,HW,HW
+        att = att - (1.0 - mask.reshape(n, 1, 1, h * w)) * OFF_BOARD                   # no attention off board
+        y = torch.einsum("nhij,nhdj->nhdi", att.softmax(dim=-1), v).reshape(n, c, h, w)
+        x = (x + self.proj(y)) * mask
+        y = self.fc2(F.gelu(self.dw(self.fc1(self.norm2(x)))))
+        return (x + y) * mask
+
+
+class Transformer(PolicyValueNet):
+    """tfmNcC: a 3x3 convolutional stem (the local patterns Gomoku is made of), then N attention
+    blocks of C channels (heads of 16..32 channels) so every cell can look at the whole board."""
+
+    def __init__(self, blocks: int, channels: int, players: int = 2) -> None:
+        super().__init__(f"tfm{blocks}c{channels}", players)
+        heads = max(1, channels // 32) if channels % 32 == 0 else channels // 16
+        self.stem = conv_bn(self.in_planes, channels)
+        self.blocks = nn.ModuleList(AttentionBlock(channels, heads) for _ in range(blocks))
+        self.heads = Heads(channels, players, head=min(32, channels))
+
+    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.stem(x)) * mask
+        for block in self.blocks:
+            x = block(x, mask)
+        return x
+
+
+def build_model(arch: str, players: int = 2) -> PolicyValueNet:
+    """A freshly initialised net for an architecture name (see the module docstring)."""
+    spec = parse_arch(arch)
+    if not 2 <= players <= 4:
+        raise ArchError(f"players={players}: nets are built for 2..4 players")
+    if spec.kind == "resnet":
+        return ResNet(spec.blocks, spec.channels, players)
+    if spec.kind == "tfm":
+        return Transformer(spec.blocks, spec.channels, players)
+    if spec.kind == "cnn":
+        return PlainCNN(players)
+    if spec.kind == "skip":
+        return SkipCNN(players)
+    return FFNN(players)
+
+
+def parameter_count(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
