@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -48,10 +49,12 @@ def _to_onnx_bytes(model: PolicyValueNet, players: int) -> bytes:
     dummy = torch.zeros(1, players + 4, 7, 7)
     dummy[:, -1] = 1.0
     buf = io.BytesIO()
-    torch.onnx.export(model, (dummy,), buf, input_names=["planes"], output_names=["policy", "value"],
-                      dynamic_axes={"planes": {0: "B", 2: "H", 3: "W"}, "policy": {0: "B", 1: "H", 2: "W"},
-                                    "value": {0: "B"}},
-                      opset_version=OPSET, dynamo=False)
+    with warnings.catch_warnings():   # the tracer's notes on constant shapes are expected here
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (dummy,), buf, input_names=["planes"], output_names=["policy", "value"],
+                          dynamic_axes={"planes": {0: "B", 2: "H", 3: "W"}, "policy": {0: "B", 1: "H", 2: "W"},
+                                        "value": {0: "B"}},
+                          opset_version=OPSET, dynamo=False)
     return buf.getvalue()
 
 
