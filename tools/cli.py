@@ -18,6 +18,9 @@ _COMMANDS = {
     "freeze": ("gomoku.tools.freeze_cmd", "freeze", "Build a one-folder Piskvork brain (Gomocup .exe) with PyInstaller."),
     "tune": ("gomoku.tools.tune_cmd", "tune", "Fit the evaluation weights to game results."),
     "info": ("gomoku.tools.info_cmd", "info", "Show what an ONNX net file is (metadata, inputs, outputs)."),
+    "train": ("gomoku.tools.train_cmd", "train", "Train a policy-value net by self-play (resumable)."),
+    "export": ("gomoku.tools.export_cmd", "export", "Export a training checkpoint to a verified ONNX net."),
+    "plot": ("gomoku.tools.plot_cmd", "plot", "PNG plots of a training run's metrics."),
 }
 
 
@@ -36,7 +39,7 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gomoku")
 def main() -> None:
-    """Gomoku / renju / caro engine: play, match, bench, brain, warmup, tune."""
+    """Gomoku / renju / caro engine: play, match, bench, brain, warmup, tune, train, export, plot."""
 
 
 if __name__ == "__main__":

@@ -8,8 +8,6 @@ the input planes shared with play time.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 
 #: where a game came from; stored in shards as the index into this tuple
@@ -32,8 +30,9 @@ class TrainingGame:
     winner: int
     resigned: bool = False
     source: str = "selfplay"
-    #: for a resigned game played on to the end (the no-resign share): who really won, else None
-    true_winner: Any = None
+    #: never-resign games (the share that checks the threshold): the first seat whose value fell
+    #: below it, -1 if none; a game this seat went on to win would have been a wrong resignation
+    would_resign: int = -1
 
     def __post_init__(self) -> None:
         self.moves = np.asarray(self.moves, dtype=np.int32)
@@ -45,13 +44,13 @@ class TrainingGame:
 
 def from_selfplay(game: Any, source: str = "selfplay") -> TrainingGame:
     """Convert the engine's SelfPlayGame (duck-typed, so this module imports nothing heavy)."""
-    rule = game.rule
-    label = rule.label if hasattr(rule, "label") else str(rule)
+    from gomoku.engine.rules import Rule
+    label = Rule(int(game.rule)).label
     return TrainingGame(width=int(game.width), height=int(game.height), rule=label,
                         win_length=int(game.win_length), players=int(game.players), moves=game.moves,
                         policy=game.policy, recorded=game.recorded, winner=int(game.winner),
                         resigned=bool(getattr(game, "resigned", False)), source=source,
-                        true_winner=getattr(game, "true_winner", None))
+                        would_resign=int(getattr(game, "would_resign", -1)))
 
 
 def value_targets(moves_len: int, winner: int, players: int) -> np.ndarray:

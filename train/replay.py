@@ -8,7 +8,7 @@ lets a killed run resume without losing or repeating games.
 Shard arrays:
     format    int64[1]        SHARD_FORMAT
     games     int64[G, 10]    width, height, players, win_length, winner, resigned, source,
-                              length T, rule id, true winner (-2: unknown)
+                              length T, rule id, would-resign seat (-1: none)
     moves     int32[sum T]    flat cells of all games, concatenated
     recorded  bool[sum T]     which positions carry a policy target (playout cap randomisation)
     policy    float16[...]    the targets of the recorded positions, H*W values each, concatenated
@@ -51,9 +51,8 @@ def encode_shard(games: Sequence[TrainingGame]) -> bytes:
     table = np.zeros((len(games), _COLS), dtype=np.int64)
     moves, recorded, policy = [], [], []
     for i, g in enumerate(games):
-        tw = -2 if g.true_winner is None else int(g.true_winner)
         table[i] = (g.width, g.height, g.players, g.win_length, g.winner, int(g.resigned),
-                    SOURCES.index(g.source), g.moves.size, int(parse_rule(g.rule)), tw)
+                    SOURCES.index(g.source), g.moves.size, int(parse_rule(g.rule)), g.would_resign)
         moves.append(g.moves.astype(np.int32))
         recorded.append(g.recorded)
         policy.append(g.policy[g.recorded].astype(np.float16).ravel())
@@ -101,7 +100,7 @@ def read_shard(path: str | os.PathLike) -> list[TrainingGame]:
                 raise ValueError("policy array too short")
             pol[rec] = chunk.reshape(n_rec, w * h)
             games.append(TrainingGame(w, h, Rule(rule).label, win, players, mv, pol, rec, winner,
-                                      bool(resigned), SOURCES[src], None if tw == -2 else tw))
+                                      bool(resigned), SOURCES[src], tw))
             m0 += length
             p0 += n_rec * w * h
         if p0 != policy.size:

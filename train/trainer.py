@@ -114,7 +114,7 @@ class Trainer:
         with torch.no_grad():
             p = new_logp.exp()
             entropy = float(-(p * new_logp.clamp(min=-1e3)).sum(dim=1).mean())
-        out = {k: float(v) for k, v in parts.items()}
+        out = {k: float(v.detach()) for k, v in parts.items()}
         out.update(loss=float(loss), entropy=entropy, kl=kl, lr=lr, lr_mult=self.lr_mult, steps=taken)
         return out
 

@@ -1,0 +1,21 @@
+"""`gomoku export CKPT OUT.onnx`: a training checkpoint to a verified ONNX net (torch imported lazily)."""
+from __future__ import annotations
+
+import click
+
+
+@click.command()
+@click.argument("checkpoint", type=click.Path(exists=True, dir_okay=False))
+@click.argument("out", type=click.Path(dir_okay=False))
+def export(checkpoint: str, out: str) -> None:
+    """Export CHECKPOINT to OUT (ONNX with the metadata the engine needs), checked against torch."""
+    try:
+        from gomoku.train.checkpoint import CheckpointError
+        from gomoku.train.export import ExportError, export_checkpoint
+    except ImportError as exc:
+        raise click.ClickException(f"export needs the train extra (pip install -e '.[train]'): {exc}") from None
+    try:
+        info, worst = export_checkpoint(checkpoint, out)
+    except (CheckpointError, ExportError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{out}: {info.summary()}; onnxruntime matches torch within {worst:.1e}")

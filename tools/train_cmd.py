@@ -1,0 +1,99 @@
+"""`gomoku train`: AlphaZero self-play training (gomoku.train.loop); torch is imported only here, lazily."""
+from __future__ import annotations
+
+import shlex
+import sys
+from typing import Optional
+
+import click
+
+
+def _board(text: str) -> tuple[int, int]:
+    t = text.lower().strip()
+    try:
+        w, _, h = t.partition("x")
+        width, height = int(w), int(h or w)
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: use N or WxH, e.g. 15 or 20x15") from None
+    if not (5 <= width <= 22 and 5 <= height <= 22):
+        raise click.BadParameter(f"{text!r}: board sides must be 5..22")
+    return width, height
+
+
+@click.command(context_settings={"show_default": True})
+@click.option("--board", "board", required=True, help="Board size: N or WxH.")
+@click.option("--rule", default="freestyle", help="freestyle, standard, renju, caro, caro5.")
+@click.option("--win", "win_length", type=click.IntRange(3, 6), default=5, help="Stones in a row that win.")
+@click.option("--players", type=click.IntRange(2, 4), default=2)
+@click.option("--run", "run_dir", default=None, help="Run folder (default runs/<W>x<H>-<rule>); an existing run resumes.")
+@click.option("--arch", default="b6c64", help="bXcY (ResNet), cnn3, skip3, ffnn, tfmNcC.")
+@click.option("--hours", type=float, default=None, help="Stop after this much work (over all resumes).")
+@click.option("--generations", type=click.IntRange(1), default=None, help="Stop when this many generations are done.")
+@click.option("--games-per-gen", type=click.IntRange(1), default=64)
+@click.option("--playouts", type=click.IntRange(2), default=400, help="Self-play playouts per full search.")
+@click.option("--full-search-prob", type=click.FloatRange(0.0, 1.0), default=0.25,
+              help="Playout cap randomisation: share of moves searched fully and recorded.")
+@click.option("--resign", "resign_threshold", type=click.FloatRange(0.0, 1.0), default=0.0,
+              help="Resign below this value (0: never); 10 %% of games never resign, to check it.")
+@click.option("--bootstrap", "bootstrap_generations", type=click.IntRange(0), default=0,
+              help="First generations from classical-engine games (2 players, five in a row).")
+@click.option("--bootstrap-nodes", type=click.IntRange(100), default=2000)
+@click.option("--batch", "batch_size", type=click.IntRange(1), default=512)
+@click.option("--updates", "updates_per_gen", type=click.IntRange(1), default=20, help="Training updates per generation.")
+@click.option("--window", type=click.IntRange(1), default=50_000, help="Positions in the replay window.")
+@click.option("--eval-games", type=click.IntRange(0), default=20, help="Gating games against the best net (0: always replace).")
+@click.option("--eval-playouts", type=click.IntRange(2), default=200)
+@click.option("--gate", type=click.FloatRange(0.0, 1.0), default=0.55, help="Score to replace the best net (0: always).")
+@click.option("--ladder-games", type=click.IntRange(0), default=10, help="Games against pure MCTS per generation.")
+@click.option("--ladder-start", type=click.IntRange(1), default=1000)
+@click.option("--dynamic-playouts", type=click.IntRange(0), default=0,
+              help="Raise self-play playouts by this when the ladder stalls (seed 004).")
+@click.option("--workers", type=click.IntRange(0), default=0, help="Self-play processes (0: one per core).")
+@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu")
+@click.option("--init", "init", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Start from this checkpoint's weights (new runs only).")
+@click.option("--seed", type=int, default=1)
+@click.option("--ray", default=None, help="Ray self-play (not available in this version).")
+@click.option("--plain", is_flag=True, help="Plain log lines instead of the live panel.")
+def train(board: str, run_dir: Optional[str], hours: Optional[float], generations: Optional[int],
+          ray: Optional[str], plain: bool, **opts) -> None:
+    """Train a policy-value net by self-play; the same command on an existing --run resumes it."""
+    width, height = _board(board)
+    if ray is not None:
+        raise click.ClickException("--ray is not available yet: self-play runs in local worker processes "
+                                   "(--workers N)")
+    from gomoku.engine.rules import parse_rule
+    try:
+        rule = parse_rule(opts.pop("rule")).label
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        from gomoku.train.config import RunConfig, RunError
+        from gomoku.train.checkpoint import CheckpointError
+        from gomoku.train.models import ArchError, parse_arch
+        from gomoku.train.loop import TrainingRun
+        from gomoku.train.view import RichView, View
+    except ImportError as exc:
+        raise click.ClickException(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
+    try:
+        arch = parse_arch(opts.pop("arch")).name
+    except ArchError as exc:
+        raise click.ClickException(str(exc)) from None
+    if opts["device"] == "cuda":
+        import torch
+        if not torch.cuda.is_available():
+            raise click.ClickException("--device cuda: this torch has no CUDA (install a CUDA build of torch 2.13.0)")
+    run_dir = run_dir or f"runs/{width}x{height}-{rule}"
+    ladder_start = opts.pop("ladder_start")
+    cfg = RunConfig(width=width, height=height, rule=rule, arch=arch, ladder_start=ladder_start,
+                    ladder_step=ladder_start, command="gomoku train " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+                    **opts)
+    view = View() if plain or not sys.stdout.isatty() else RichView()
+    try:
+        run = TrainingRun(run_dir, cfg, view, hours=hours, generations=generations)
+        code = run.run()
+    except (RunError, CheckpointError, ArchError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except ValueError as exc:      # a damaged shard or net file: one line naming it
+        raise click.ClickException(str(exc)) from None
+    sys.exit(code)

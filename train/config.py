@@ -1,0 +1,125 @@
+"""A run's settings (run/config.json) and its progress (run/state.json).
+
+The game and the net (board, rule, win length, players, architecture, seed) are fixed when a
+run is created; running the same command on an existing run resumes it, and asking for a
+different game on it is refused in one line. Budgets and machine settings (hours,
+generations, workers, device) may change from one invocation to the next.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from .atomic import write_json
+
+#: fields that define what the run trains; a resumed run must not change them
+FIXED = ("width", "height", "rule", "win_length", "players", "arch", "seed")
+
+
+class RunError(ValueError):
+    """A run folder or option that cannot be used; one line."""
+
+
+@dataclass
+class RunConfig:
+    width: int
+    height: int
+    rule: str = "freestyle"
+    win_length: int = 5
+    players: int = 2
+    arch: str = "b6c64"
+    seed: int = 1
+    # self-play
+    games_per_gen: int = 64
+    playouts: int = 400
+    parallel_games: int = 32
+    c_puct: float = 2.5
+    dirichlet_eps: float = 0.25
+    temperature_moves: int = 0          # 0: the engine's default (a sixth of the cells)
+    full_search_prob: float = 0.25      # KataGo's playout cap randomisation; 1.0 = every move full
+    cheap_playouts: int = 0             # 0: the engine's default (a fifth of playouts)
+    resign_threshold: float = 0.0       # 0: never resign
+    no_resign_share: float = 0.1
+    dynamic_playouts: int = 0           # seed 004: +this many self-play playouts when the ladder stalls
+    stall_generations: int = 5
+    # bootstrap from the classical engine
+    bootstrap_generations: int = 0
+    bootstrap_nodes: int = 2000
+    # training
+    batch_size: int = 512
+    updates_per_gen: int = 20           # each update: up to `epochs` steps on one batch
+    epochs: int = 5
+    lr: float = 2e-3
+    l2: float = 1e-4
+    kl_target: float = 0.02
+    window: int = 50_000                # positions in the sliding window
+    # evaluation
+    eval_games: int = 20
+    eval_playouts: int = 200
+    gate: float = 0.55                  # 0: always replace
+    ladder_start: int = 1000
+    ladder_step: int = 1000
+    ladder_games: int = 10
+    ladder_win: float = 0.7
+    # machine
+    workers: int = 0                    # 0: one per core
+    device: str = "cpu"
+    init: Optional[str] = None
+    command: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def worker_count(self) -> int:
+        return self.workers if self.workers > 0 else max(1, os.cpu_count() or 1)
+
+    def save(self, run: Path) -> None:
+        write_json(run / "config.json", dataclasses.asdict(self))
+
+    @classmethod
+    def load(cls, run: Path) -> "RunConfig":
+        path = run / "config.json"
+        try:
+            data = json.loads(path.read_text())
+            names = {f.name for f in dataclasses.fields(cls)}
+            return cls(**{k: v for k, v in data.items() if k in names})
+        except (OSError, ValueError, TypeError) as exc:
+            raise RunError(f"{path}: unreadable run configuration ({exc})") from None
+
+
+@dataclass
+class RunState:
+    """Where the run stands. `generation` generations are complete; the next one is in `phase`."""
+    generation: int = 0
+    phase: str = "selfplay"             # selfplay -> train -> evaluate -> (next generation) selfplay
+    best: int = 0                       # generation whose net self-play uses
+    step: int = 0                       # optimiser steps so far (also in the checkpoint)
+    games: int = 0
+    positions: int = 0
+    elapsed: float = 0.0                # seconds of work over all invocations
+    playouts: int = 0                   # current self-play playouts (dynamic playouts move it)
+    ladder: int = 0                     # pure-MCTS playouts the net is trying to beat next
+    ladder_since: int = 0               # generation at which `ladder` was last raised
+    beaten: dict[str, int] = field(default_factory=dict)   # playouts -> optimiser steps when beaten
+    pending: dict[str, Any] = field(default_factory=dict)  # this generation's phase figures so far
+
+    def save(self, run: Path) -> None:
+        write_json(run / "state.json", dataclasses.asdict(self))
+
+    @classmethod
+    def load(cls, run: Path) -> "RunState":
+        path = run / "state.json"
+        try:
+            return cls(**json.loads(path.read_text()))
+        except (OSError, ValueError, TypeError) as exc:
+            raise RunError(f"{path}: unreadable run state ({exc})") from None
+
+
+def check_same_run(old: RunConfig, new: RunConfig, run: Path) -> None:
+    for key in FIXED:
+        a, b = getattr(old, key), getattr(new, key)
+        if a != b:
+            raise RunError(f"{run}: this run trains {key}={a}, the command asks for {b} "
+                           "(use another --run folder)")

@@ -1,0 +1,63 @@
+"""Evaluation through the engine's match runner: gating against the best net and a ladder of
+pure MCTS opponents (seed 000: rollout MCTS at 1000, 2000, ... playouts).
+
+Games go through `engine.arena` (referee, colour swaps, worker processes), the same code
+`gomoku match` uses, with players named by spec strings (`net.onnx:playouts=N`,
+`pure-mcts:playouts=N`). The referee knows two-player five in a row only; other games are
+not evaluated (the caller then always replaces the best net). No torch here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from gomoku.engine.rules import parse_rule
+
+
+@dataclass
+class MatchOutcome:
+    """Wins, losses, draws of player A (the candidate) and its score (draws count half)."""
+    wins: int
+    losses: int
+    draws: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    def to_json(self) -> dict[str, float]:
+        return {"wins": self.wins, "losses": self.losses, "draws": self.draws, "score": round(self.score, 4)}
+
+
+def can_evaluate(win_length: int, players: int) -> bool:
+    return win_length == 5 and players == 2
+
+
+def play_match(a: str, b: str, width: int, height: int, rule: str, games: int, seed: int, concurrency: int,
+               on_game: Optional[Callable[[int, int], None]] = None) -> MatchOutcome:
+    """`games` games of spec `a` against spec `b` (colours swapped in pairs); A's outcome."""
+    from gomoku.engine.arena import GameSettings, Match, MatchSettings
+    settings = MatchSettings(game=GameSettings(width=width, height=height, rule=parse_rule(rule), tolerance=60.0),
+                             games=games, seed=seed, concurrency=max(1, min(concurrency, games)))
+    done = [0]
+
+    def ended(_res, summary) -> None:
+        done[0] += 1
+        if on_game is not None:
+            on_game(done[0], games)
+
+    summary = Match(a, b, settings).run(on_game_end=ended)
+    w, l, d = summary.wld()
+    return MatchOutcome(w, l, d)
+
+
+def net_spec(path: str, playouts: int, name: str) -> str:
+    return f"{path}:playouts={playouts},name={name}"
+
+
+def pure_spec(playouts: int) -> str:
+    return f"pure-mcts:playouts={playouts}"

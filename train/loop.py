@@ -1,0 +1,325 @@
+"""`gomoku train`: generations of self-play -> replay store -> training -> export -> evaluation.
+
+Run folder:
+    config.json  state.json  metrics.jsonl
+    replay/gen00003-selfplay-0001.npz    one shard per finished chunk of games
+    ckpt/gen00003.safetensors            weights, Adam and RNG state after generation 3's training
+    nets/gen00003.onnx, nets/best.onnx   verified exports; best.onnx is what self-play uses
+
+Resuming after Ctrl-C or kill -9 is exact because every step ends in an atomic write and the
+state says which step is next: a self-play chunk's shard exists or the chunk is played again
+with the same seed (no game lost, none twice); training restarts from the previous
+generation's checkpoint with its RNG state, so it takes the same samples and the same steps;
+an interrupted evaluation is played again and its metrics record replaces the old one.
+"""
+from __future__ import annotations
+
+import math
+import os
+import platform
+import shutil
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+import torch
+
+from .atomic import clean_temporaries, write_with
+from .bootstrap import classical_supported
+from .checkpoint import load_checkpoint, save_checkpoint
+from .config import RunConfig, RunError, RunState, check_same_run
+from .evaluate import can_evaluate, net_spec, play_match, pure_spec
+from .export import export_model, info_for
+from .games import TrainingGame
+from .metrics import put_record
+from .models import build_model, parameter_count
+from .replay import ReplayStore, shard_name
+from .trainer import Trainer, TrainSettings
+from .view import View
+from .workers import ChunkJob, WorkerPool, job_config
+
+
+def _gen(g: int) -> str:
+    return f"gen{g:05d}"
+
+
+class TrainingRun:
+    """One run folder and the loop over its generations."""
+
+    def __init__(self, folder: str | os.PathLike, config: RunConfig, view: View,
+                 hours: Optional[float] = None, generations: Optional[int] = None) -> None:
+        self.dir = Path(folder)
+        self.view = view
+        self.hours = hours
+        self.max_generations = generations
+        self.store = ReplayStore(self.dir / "replay")
+        self._t0 = time.monotonic()
+        self._elapsed0 = 0.0
+        if (self.dir / "config.json").is_file() and (self.dir / "state.json").is_file():
+            old = RunConfig.load(self.dir)
+            check_same_run(old, config, self.dir)
+            # machine and budget settings follow the command; the game and the net stay the run's
+            for key in ("workers", "device", "command"):
+                setattr(old, key, getattr(config, key))
+            self.cfg = old
+            self.state = RunState.load(self.dir)
+            self._elapsed0 = self.state.elapsed
+            for sub in ("replay", "ckpt", "nets", ""):
+                clean_temporaries(self.dir / sub)
+            self.resumed = True
+        else:
+            self.cfg = config
+            self.resumed = False
+            self._create()
+        self.cfg.save(self.dir)
+        self.settings = TrainSettings(lr=self.cfg.lr, l2=self.cfg.l2, kl_target=self.cfg.kl_target,
+                                      epochs=self.cfg.epochs)
+
+    # -- files ------------------------------------------------------------------------------------
+    def ckpt(self, g: int) -> Path:
+        return self.dir / "ckpt" / f"{_gen(g)}.safetensors"
+
+    def net(self, g: int) -> Path:
+        return self.dir / "nets" / f"{_gen(g)}.onnx"
+
+    def _meta(self, g: int) -> dict[str, Any]:
+        c = self.cfg
+        return {"generation": g, "rules": [c.rule], "board_sizes": sorted({c.width, c.height}),
+                "win_length": c.win_length, "seed": c.seed,
+                "provenance": {"command": c.command, "run": self.dir.name, "generation": g,
+                               "games": self.state.games, "steps": self.state.step,
+                               "hours": round(self.elapsed() / 3600, 3),
+                               "hardware": f"{platform.machine()} {os.cpu_count()} cores, {c.device}"}}
+
+    def _save_state(self) -> None:
+        self.state.elapsed = self.elapsed()
+        self.state.save(self.dir)
+
+    def elapsed(self) -> float:
+        return self._elapsed0 + time.monotonic() - self._t0
+
+    def _create(self) -> None:
+        c = self.cfg
+        for sub in ("replay", "ckpt", "nets"):
+            (self.dir / sub).mkdir(parents=True, exist_ok=True)
+        self.state = RunState(playouts=c.playouts, ladder=c.ladder_start)
+        if c.init:
+            trainer = Trainer.from_checkpoint(load_checkpoint(c.init), device="cpu", weights_only=True)
+            if trainer.model.arch != build_model(c.arch, c.players).arch:
+                c.arch = trainer.model.arch
+        else:
+            torch.manual_seed(c.seed)
+            trainer = Trainer(build_model(c.arch, c.players), seed=c.seed)
+        self._finish_training(trainer, 0)
+        self.cfg.save(self.dir)
+        self.state.save(self.dir)      # last: a run without state.json is created again
+        self.view.log(f"new run {self.dir}: {c.arch} ({parameter_count(trainer.model):,} parameters), "
+                      f"{c.width}x{c.height} {c.rule}, {c.win_length} in a row, {c.players} players")
+
+    def _finish_training(self, trainer: Trainer, g: int) -> float:
+        """Checkpoint, then the verified ONNX export of generation g."""
+        save_checkpoint(self.ckpt(g), trainer.checkpoint(self._meta(g)))
+        model = trainer.model.to("cpu").eval()
+        info = info_for(model, self._meta(g), self._meta(g)["provenance"])
+        c = self.cfg
+        worst = export_model(model, self.net(g), info,
+                             check_sizes=[(c.width, c.height), (c.width + 2, c.height + 1)])
+        if g == 0:
+            self._publish_best(0)
+        trainer.model.to(trainer.device)
+        return worst
+
+    def _publish_best(self, g: int) -> None:
+        src = self.net(g)
+        write_with(self.dir / "nets" / "best.onnx", lambda tmp: shutil.copyfile(src, tmp))
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def budget_left(self) -> Optional[str]:
+        """Why to stop now, or None."""
+        if self.max_generations is not None and self.state.generation >= self.max_generations:
+            return f"{self.state.generation} generations done"
+        if self.hours is not None and self.elapsed() >= self.hours * 3600:
+            return f"{self.hours:g} h budget spent"
+        return None
+
+    def run(self) -> int:
+        pool = WorkerPool(self.cfg.worker_count())
+        self.view.start(self)
+        try:
+            while True:
+                why = self.budget_left()
+                if why is not None:
+                    self.view.log(f"stopped: {why}; the same command continues the run")
+                    return 0
+                g = self.state.generation + 1
+                if self.state.phase == "selfplay":
+                    self.self_play(g, pool)
+                    self.state.phase = "train"
+                    self._save_state()
+                if self.state.phase == "train":
+                    self.train(g)
+                    self.state.phase = "evaluate"
+                    self._save_state()
+                if self.state.phase == "evaluate":
+                    self.evaluate(g)
+        except KeyboardInterrupt:
+            pool.close(kill=True)
+            self._save_state()
+            self.view.log("interrupted; the same command resumes the run where it stopped")
+            return 130
+        finally:
+            pool.close()
+            self.view.stop()
+
+    # -- self-play --------------------------------------------------------------------------------
+    def source(self, g: int) -> str:
+        c = self.cfg
+        if g <= c.bootstrap_generations and classical_supported(c.win_length, c.players, c.width, c.height):
+            return "classical"
+        return "selfplay"
+
+    def jobs(self, g: int) -> list[ChunkJob]:
+        c = self.cfg
+        src = self.source(g)
+        workers = c.worker_count()
+        size = max(1, min(c.parallel_games, math.ceil(c.games_per_gen / workers)))
+        if src == "classical":
+            size = max(1, math.ceil(c.games_per_gen / max(workers * 4, 1)))
+            conf: dict[str, Any] = {"nodes": c.bootstrap_nodes}
+        else:
+            conf = job_config(win_length=c.win_length, players=c.players, playouts=self.state.playouts,
+                              c_puct=c.c_puct, dirichlet_eps=c.dirichlet_eps,
+                              temperature_moves=c.temperature_moves or None,
+                              full_search_prob=c.full_search_prob, cheap_playouts=c.cheap_playouts or None,
+                              resign_threshold=c.resign_threshold, no_resign_share=c.no_resign_share,
+                              parallel_games=size)
+        out = []
+        left, k = c.games_per_gen, 0
+        while left > 0:
+            n = min(size, left)
+            out.append(ChunkJob(shard_name(g, src, k), src, n, c.seed * 1_000_003 + g * 10_007 + k, c.width,
+                                c.height, c.rule, str(self.dir / "nets" / "best.onnx") if src == "selfplay" else None,
+                                conf, c.device))
+            left -= n
+            k += 1
+        return out
+
+    def self_play(self, g: int, pool: WorkerPool) -> None:
+        jobs = self.jobs(g)
+        todo = [j for j in jobs if not self.store.has(j.name)]
+        done_games = sum(j.games for j in jobs if j not in todo)
+        total = sum(j.games for j in jobs)
+        self.view.phase(g, "selfplay", f"{jobs[0].source}, {total} games"
+                        + (f", {done_games} kept from before" if done_games else ""), total, done_games)
+        t0 = time.monotonic()
+        running: dict[str, int] = {}
+
+        def tick() -> None:
+            for name, n, _moves in pool.poll():
+                running[name] = n
+            self.view.progress(done_games + sum(running.values()))
+
+        for job, games in pool.run(todo, tick):
+            self.store.write(job.name, games)
+            running.pop(job.name, None)
+            done_games += len(games)
+            self.state.games += len(games)
+            self.state.positions += sum(int(x.recorded.sum()) for x in games)
+            self._save_state()
+            self.view.progress(done_games + sum(running.values()))
+        games = [x for j in jobs for x in self.store.games(j.name)]
+        self.state.pending = {"selfplay": self._selfplay_stats(games, jobs[0].source, time.monotonic() - t0)}
+        self._save_state()
+
+    def _selfplay_stats(self, games: list[TrainingGame], source: str, seconds: float) -> dict[str, Any]:
+        n = len(games)
+        checked = [x for x in games if x.would_resign >= 0]
+        return {"source": source, "games": n, "seconds": round(seconds, 2),
+                "moves": int(sum(x.moves.size for x in games)),
+                "positions": int(sum(x.recorded.sum() for x in games)),
+                "playouts": self.state.playouts if source == "selfplay" else None,
+                "first_player_wins": sum(x.winner == 0 for x in games), "draws": sum(x.winner < 0 for x in games),
+                "resigned": sum(x.resigned for x in games),
+                "resign_checked": len(checked),
+                "resign_wrong": sum(x.winner == x.would_resign for x in checked)}
+
+    # -- training ---------------------------------------------------------------------------------
+    def train(self, g: int) -> None:
+        c = self.cfg
+        trainer = Trainer.from_checkpoint(load_checkpoint(self.ckpt(g - 1)), self.settings, device=c.device)
+        window = self.store.window(c.window)
+        batch = min(c.batch_size, max(1, len(window)))
+        self.view.phase(g, "train", f"{c.updates_per_gen} updates of {batch} from {len(window)} positions",
+                        c.updates_per_gen, 0)
+        t0 = time.monotonic()
+        sums: dict[str, float] = {}
+        last: dict[str, float] = {}
+        for u in range(c.updates_per_gen):
+            last = trainer.update(window.sample(batch, trainer.rng))
+            for k, v in last.items():
+                sums[k] = sums.get(k, 0.0) + v
+            self.view.progress(u + 1, last)
+        self.state.step = trainer.step
+        worst = self._finish_training(trainer, g)
+        n = max(1, c.updates_per_gen)
+        stats = {k: round(v / n, 5) for k, v in sums.items() if k not in ("steps", "lr_mult")}
+        stats.update(steps=trainer.step, lr_mult=round(trainer.lr_mult, 4), batch=batch, window=len(window),
+                     window_sources=window.stats(), seconds=round(time.monotonic() - t0, 2), export_diff=worst)
+        pending = dict(getattr(self.state, "pending", {}) or {})
+        pending["train"] = stats
+        self.state.pending = pending
+
+    # -- evaluation -------------------------------------------------------------------------------
+    def evaluate(self, g: int) -> None:
+        c = self.cfg
+        st = self.state
+        t0 = time.monotonic()
+        record: dict[str, Any] = {"generation": g, "step": st.step, "games_total": st.games,
+                                  "positions_total": st.positions}
+        pending = dict(getattr(st, "pending", {}) or {})
+        record.update(pending)
+        accepted = True
+        workers = c.worker_count()
+        if not can_evaluate(c.win_length, c.players):
+            record["gating"] = {"skipped": f"the referee plays 2-player five in a row, not {c.players}-player "
+                                          f"{c.win_length} in a row; always replace"}
+        elif c.eval_games > 0 and c.gate > 0:
+            self.view.phase(g, "gating", f"{_gen(g)} vs best {_gen(st.best)}, {c.eval_games} games", c.eval_games, 0)
+            out = play_match(net_spec(str(self.net(g)), c.eval_playouts, _gen(g)),
+                             net_spec(str(self.net(st.best)), c.eval_playouts, f"best-{_gen(st.best)}"),
+                             c.width, c.height, c.rule, c.eval_games, c.seed * 7919 + g, workers,
+                             lambda d, n: self.view.progress(d))
+            accepted = out.score >= c.gate
+            record["gating"] = {**out.to_json(), "against": st.best, "accepted": accepted}
+        else:
+            record["gating"] = {"accepted": True, "always_replace": True}
+        best = g if accepted else st.best
+        if can_evaluate(c.win_length, c.players) and c.ladder_games > 0:
+            self.view.phase(g, "ladder", f"best {_gen(best)} vs pure MCTS {st.ladder}", c.ladder_games, 0)
+            out = play_match(net_spec(str(self.net(best)), c.eval_playouts, _gen(best)), pure_spec(st.ladder),
+                             c.width, c.height, c.rule, c.ladder_games, c.seed * 104729 + g, workers,
+                             lambda d, n: self.view.progress(d))
+            beat = out.score >= c.ladder_win
+            record["ladder"] = {**out.to_json(), "net": best, "playouts": st.ladder, "beaten": beat}
+            if beat:
+                st.beaten[str(st.ladder)] = st.step
+                st.ladder += c.ladder_step
+                st.ladder_since = g
+        record["beaten"] = dict(st.beaten)
+        if c.dynamic_playouts > 0 and g - st.ladder_since >= c.stall_generations:
+            st.playouts += c.dynamic_playouts
+            st.ladder_since = g
+            record["playouts_raised_to"] = st.playouts
+        record["eval_seconds"] = round(time.monotonic() - t0, 2)
+        record["elapsed"] = round(self.elapsed(), 1)
+        if accepted:
+            self._publish_best(g)
+            st.best = g
+        record["best"] = st.best
+        put_record(self.dir / "metrics.jsonl", record)
+        st.generation = g
+        st.phase = "selfplay"
+        st.pending = {}
+        self._save_state()
+        self.view.generation_done(record)

@@ -1,0 +1,92 @@
+"""`gomoku plot RUN`: PNGs of a run's metrics.jsonl (losses, entropy, learning rate, evaluation,
+self-play), each written atomically next to the others in RUN/plots."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from .atomic import write_with
+from .metrics import read_metrics
+
+
+class PlotError(ValueError):
+    """Nothing to plot; one line naming the file."""
+
+
+def _series(recs: list[dict[str, Any]], *path: str) -> tuple[list[int], list[float]]:
+    xs, ys = [], []
+    for r in recs:
+        v: Any = r
+        for key in path:
+            v = v.get(key) if isinstance(v, dict) else None
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            xs.append(int(r["generation"]))
+            ys.append(float(v))
+    return xs, ys
+
+
+def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) -> list[str]:
+    """Write the PNGs; returns their paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    src = Path(run) / "metrics.jsonl"
+    recs = read_metrics(src)
+    if not recs:
+        raise PlotError(f"{src}: no generation finished yet, nothing to plot")
+    folder = Path(out) if out else Path(run) / "plots"
+    written: list[str] = []
+
+    def figure(name: str, title: str, draw: Callable[[Any], None]) -> None:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        draw(ax)
+        ax.set_title(title)
+        ax.set_xlabel("generation")
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
+        fig.tight_layout()
+        path = folder / name
+        write_with(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
+        plt.close(fig)
+        written.append(str(path))
+
+    def losses(ax: Any) -> None:
+        for key, label in (("loss", "total"), ("policy_loss", "policy CE"), ("value_loss", "value CE"), ("l2", "L2")):
+            ax.plot(*_series(recs, "train", key), marker=".", label=label)
+
+    def entropy(ax: Any) -> None:
+        ax.plot(*_series(recs, "train", "entropy"), marker=".", label="policy entropy")
+        ax2 = ax.twinx()
+        ax2.plot(*_series(recs, "train", "kl"), color="tab:red", marker=".", label="KL")
+        ax2.set_ylabel("KL", color="tab:red")
+
+    def lr(ax: Any) -> None:
+        ax.plot(*_series(recs, "train", "lr"), marker=".", label="learning rate")
+        ax.set_yscale("log")
+
+    def evaluation(ax: Any) -> None:
+        ax.plot(*_series(recs, "gating", "score"), marker="o", label="score vs best")
+        ax.plot(*_series(recs, "ladder", "score"), marker="s", label="score vs pure MCTS rung")
+        xs, ys = _series(recs, "ladder", "playouts")
+        ax2 = ax.twinx()
+        ax2.step(xs, ys, where="post", color="tab:gray", label="pure MCTS playouts")
+        ax2.set_ylabel("pure MCTS playouts")
+        ax.set_ylim(-0.05, 1.05)
+
+    def selfplay(ax: Any) -> None:
+        xs, ys = _series(recs, "selfplay", "moves")
+        _, games = _series(recs, "selfplay", "games")
+        if xs:
+            ax.plot(xs, [m / max(1, g) for m, g in zip(ys, games)], marker=".", label="moves per game")
+        ax.plot(*_series(recs, "selfplay", "draws"), marker=".", label="draws")
+        ax.plot(*_series(recs, "selfplay", "first_player_wins"), marker=".", label="first player wins")
+
+    figure("loss.png", "training loss", losses)
+    figure("entropy.png", "policy entropy and KL per update", entropy)
+    figure("lr.png", "learning rate (KL-adapted)", lr)
+    figure("evaluation.png", "evaluation", evaluation)
+    figure("selfplay.png", "self-play games", selfplay)
+    return written

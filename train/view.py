@@ -1,0 +1,134 @@
+"""What `gomoku train` shows while it runs: a rich live panel on a terminal, plain lines otherwise.
+
+The loop only calls the methods of `View`; which one it gets is the CLI's choice (a pipe or a
+log file gets `PlainView`, so a CI log reads as a list of events, not of redraws).
+"""
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Optional, TextIO
+
+
+class View:
+    """Plain lines: one per phase start, one per finished generation, and the log messages."""
+
+    def __init__(self, out: TextIO = sys.stdout) -> None:
+        self.out = out
+        self.run: Any = None
+        self.gen = 0
+        self.name = ""
+        self.detail = ""
+        self.total = 0
+        self.done = 0
+        self.train: dict[str, float] = {}
+        self.last: dict[str, Any] = {}
+        self.t_phase = time.monotonic()
+
+    def start(self, run: Any) -> None:
+        self.run = run
+
+    def stop(self) -> None:
+        pass
+
+    def log(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def phase(self, gen: int, name: str, detail: str, total: int, done: int) -> None:
+        self.gen, self.name, self.detail, self.total, self.done = gen, name, detail, total, done
+        self.t_phase = time.monotonic()
+        self.log(f"gen {gen} {name}: {detail}")
+
+    def progress(self, done: int, train: Optional[dict[str, float]] = None) -> None:
+        self.done = done
+        if train:
+            self.train = train
+
+    def generation_done(self, record: dict[str, Any]) -> None:
+        self.last = record
+        self.log(summary_line(record))
+
+
+def summary_line(r: dict[str, Any]) -> str:
+    """One line per generation: games, losses, entropy, gating and ladder results."""
+    parts = [f"gen {r['generation']} done:"]
+    sp = r.get("selfplay") or {}
+    if sp:
+        parts.append(f"{sp.get('games')} {sp.get('source')} games ({sp.get('positions')} positions, "
+                     f"{sp.get('seconds')} s)")
+    tr = r.get("train") or {}
+    if tr:
+        parts.append(f"loss {tr.get('loss', 0):.3f} (policy {tr.get('policy_loss', 0):.3f}, value "
+                     f"{tr.get('value_loss', 0):.3f}), entropy {tr.get('entropy', 0):.2f}, kl {tr.get('kl', 0):.4f}, "
+                     f"lr x{tr.get('lr_mult', 1):.2f}, step {r.get('step')}")
+    gt = r.get("gating") or {}
+    if "score" in gt:
+        parts.append(f"vs best gen {gt['against']}: {gt['wins']}-{gt['losses']}-{gt['draws']} "
+                     f"{'accepted' if gt['accepted'] else 'rejected'}")
+    ld = r.get("ladder") or {}
+    if ld:
+        parts.append(f"vs pure-mcts {ld['playouts']}: {ld['wins']}-{ld['losses']}-{ld['draws']}"
+                     + (" beaten" if ld.get("beaten") else ""))
+    parts.append(f"best gen {r.get('best')}")
+    return " ".join(parts[:1]) + " " + "; ".join(parts[1:])
+
+
+class RichView(View):
+    """A live panel: run, phase with a progress bar, the last update's figures, the last
+    generation's summary and the ladder of beaten pure-MCTS opponents."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from rich.console import Console
+        self.console = Console()
+        self.live: Any = None
+        self.lines: list[str] = []
+
+    def start(self, run: Any) -> None:
+        from rich.live import Live
+        super().start(run)
+        self.live = Live(self._render(), console=self.console, refresh_per_second=4, transient=False,
+                         get_renderable=self._render)
+        self.live.start()
+
+    def stop(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def log(self, text: str) -> None:
+        self.lines = (self.lines + [text])[-6:]
+        if self.live is None:
+            self.console.print(text)
+
+    def _render(self) -> Any:
+        from rich.panel import Panel
+        from rich.progress_bar import ProgressBar
+        from rich.table import Table
+        t = Table.grid(padding=(0, 1))
+        t.add_column(style="bold cyan", justify="right")
+        t.add_column()
+        run = self.run
+        if run is not None:
+            c, st = run.cfg, run.state
+            hours = f" of {run.hours:g} h" if run.hours else ""
+            t.add_row("run", f"{run.dir}  {c.arch}  {c.width}x{c.height} {c.rule}  {c.win_length} in a row  "
+                             f"{c.worker_count()} workers  {c.device}")
+            t.add_row("totals", f"generation {st.generation} done, {st.games} games, {st.positions} positions, "
+                                f"step {st.step}, best gen {st.best}, {run.elapsed() / 3600:.2f} h{hours}")
+        if self.name:
+            bar = ProgressBar(total=max(1, self.total), completed=min(self.done, self.total), width=30)
+            row = Table.grid(padding=(0, 1))
+            row.add_row(bar, f"{self.done}/{self.total}  {time.monotonic() - self.t_phase:.0f} s")
+            t.add_row(f"gen {self.gen} {self.name}", self.detail)
+            t.add_row("", row)
+        if self.train:
+            tr = self.train
+            t.add_row("train", f"loss {tr.get('loss', 0):.3f}  policy {tr.get('policy_loss', 0):.3f}  value "
+                               f"{tr.get('value_loss', 0):.3f}  entropy {tr.get('entropy', 0):.2f}  "
+                               f"kl {tr.get('kl', 0):.4f}  lr {tr.get('lr', 0):.2e}")
+        if run is not None and run.state.beaten:
+            t.add_row("ladder", "  ".join(f"{k} playouts @ step {v}" for k, v in run.state.beaten.items()))
+        for line in self.lines:
+            t.add_row("", line)
+        return Panel(t, title="gomoku train", border_style="blue")
