@@ -31,6 +31,8 @@ def _board(text: str) -> tuple[int, int]:
 @click.option("--generations", type=click.IntRange(1), default=None, help="Stop when this many generations are done.")
 @click.option("--games-per-gen", type=click.IntRange(1), default=64)
 @click.option("--playouts", type=click.IntRange(2), default=400, help="Self-play playouts per full search.")
+@click.option("--parallel-games", type=click.IntRange(1), default=32,
+              help="Games one worker searches together (one net batch); also the chunk size on disk.")
 @click.option("--full-search-prob", type=click.FloatRange(0.0, 1.0), default=0.25,
               help="Playout cap randomisation: share of moves searched fully and recorded.")
 @click.option("--resign", "resign_threshold", type=click.FloatRange(0.0, 1.0), default=0.0,

@@ -3,8 +3,9 @@ pure MCTS opponents (seed 000: rollout MCTS at 1000, 2000, ... playouts).
 
 Games go through `engine.arena` (referee, colour swaps, worker processes), the same code
 `gomoku match` uses, with players named by spec strings (`net.onnx:playouts=N`,
-`pure-mcts:playouts=N`). The referee knows two-player five in a row only; other games are
-not evaluated (the caller then always replaces the best net). No torch here.
+`pure-mcts:playouts=N`). The referee judges two-player games (five, or k in a row for the
+MCTS players); games of more players are not evaluated (the caller then always replaces the
+best net). No torch here.
 """
 from __future__ import annotations
 
@@ -34,14 +35,15 @@ class MatchOutcome:
 
 
 def can_evaluate(win_length: int, players: int) -> bool:
-    return win_length == 5 and players == 2
+    return players == 2
 
 
-def play_match(a: str, b: str, width: int, height: int, rule: str, games: int, seed: int, concurrency: int,
-               on_game: Optional[Callable[[int, int], None]] = None) -> MatchOutcome:
+def play_match(a: str, b: str, width: int, height: int, rule: str, win_length: int, games: int, seed: int,
+               concurrency: int, on_game: Optional[Callable[[int, int], None]] = None) -> MatchOutcome:
     """`games` games of spec `a` against spec `b` (colours swapped in pairs); A's outcome."""
     from gomoku.engine.arena import GameSettings, Match, MatchSettings
-    settings = MatchSettings(game=GameSettings(width=width, height=height, rule=parse_rule(rule), tolerance=60.0),
+    settings = MatchSettings(game=GameSettings(width=width, height=height, rule=parse_rule(rule),
+                                                          win_length=win_length, tolerance=60.0),
                              games=games, seed=seed, concurrency=max(1, min(concurrency, games)))
     done = [0]
 

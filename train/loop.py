@@ -282,13 +282,13 @@ class TrainingRun:
         accepted = True
         workers = c.worker_count()
         if not can_evaluate(c.win_length, c.players):
-            record["gating"] = {"skipped": f"the referee plays 2-player five in a row, not {c.players}-player "
-                                          f"{c.win_length} in a row; always replace"}
+            record["gating"] = {"skipped": f"the referee judges 2-player games, not {c.players} players; "
+                                          "always replace"}
         elif c.eval_games > 0 and c.gate > 0:
             self.view.phase(g, "gating", f"{_gen(g)} vs best {_gen(st.best)}, {c.eval_games} games", c.eval_games, 0)
             out = play_match(net_spec(str(self.net(g)), c.eval_playouts, _gen(g)),
                              net_spec(str(self.net(st.best)), c.eval_playouts, f"best-{_gen(st.best)}"),
-                             c.width, c.height, c.rule, c.eval_games, c.seed * 7919 + g, workers,
+                             c.width, c.height, c.rule, c.win_length, c.eval_games, c.seed * 7919 + g, workers,
                              lambda d, n: self.view.progress(d))
             accepted = out.score >= c.gate
             record["gating"] = {**out.to_json(), "against": st.best, "accepted": accepted}
@@ -298,7 +298,7 @@ class TrainingRun:
         if can_evaluate(c.win_length, c.players) and c.ladder_games > 0:
             self.view.phase(g, "ladder", f"best {_gen(best)} vs pure MCTS {st.ladder}", c.ladder_games, 0)
             out = play_match(net_spec(str(self.net(best)), c.eval_playouts, _gen(best)), pure_spec(st.ladder),
-                             c.width, c.height, c.rule, c.ladder_games, c.seed * 104729 + g, workers,
+                             c.width, c.height, c.rule, c.win_length, c.ladder_games, c.seed * 104729 + g, workers,
                              lambda d, n: self.view.progress(d))
             beat = out.score >= c.ladder_win
             record["ladder"] = {**out.to_json(), "net": best, "playouts": st.ladder, "beaten": beat}

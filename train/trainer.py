@@ -115,7 +115,7 @@ class Trainer:
             p = new_logp.exp()
             entropy = float(-(p * new_logp.clamp(min=-1e3)).sum(dim=1).mean())
         out = {k: float(v.detach()) for k, v in parts.items()}
-        out.update(loss=float(loss), entropy=entropy, kl=kl, lr=lr, lr_mult=self.lr_mult, steps=taken)
+        out.update(loss=float(loss.detach()), entropy=entropy, kl=kl, lr=lr, lr_mult=self.lr_mult, steps=taken)
         return out
 
     @torch.no_grad()

@@ -1,0 +1,121 @@
+"""`gomoku train` end to end through the CLI: classical bootstrap and self-play -> store -> train
+-> export -> gating and ladder through the arena; kill -9 in the middle and the same command
+resumes the run (shards written before the kill are kept, no game twice, the step count follows
+the checkpoints); `gomoku export` and `gomoku plot`; the brain plays a legal game with the net."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gomoku.engine.arena import GameSettings, MatchSettings, run_match
+from gomoku.engine.net.evaluator import NetEvaluator
+from gomoku.train.checkpoint import load_checkpoint
+from gomoku.train.metrics import read_metrics
+
+pytestmark = pytest.mark.slow
+
+GOMOKU = str(Path(sys.executable).with_name("gomoku"))
+GENS, GAMES = 3, 6
+ARGS = ["train", "--board", "7", "--arch", "b1c16", "--generations", str(GENS), "--games-per-gen", str(GAMES),
+        "--parallel-games", "2", "--playouts", "24", "--full-search-prob", "0.5", "--workers", "1",
+        "--updates", "2", "--batch", "32", "--eval-games", "2", "--eval-playouts", "16", "--ladder-games", "2",
+        "--ladder-start", "16", "--bootstrap", "1", "--bootstrap-nodes", "200", "--plain"]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    return env
+
+
+def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = tmp_path / "run"
+    cmd = [GOMOKU, *ARGS, "--run", str(run)]
+    # 1. start, and kill -9 as soon as generation 2 has written its first self-play shard
+    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=_env())
+    marker = run / "replay" / "gen00002-selfplay-0000.npz"
+    deadline = time.monotonic() + 120
+    while not marker.exists() and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert marker.exists(), first.communicate()[0].decode()[-2000:]
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    before = {p.name: p.stat().st_mtime_ns for p in (run / "replay").glob("*.npz")}
+    state = json.loads((run / "state.json").read_text())
+    assert state["generation"] >= 1 and state["generation"] < GENS
+
+    # 2. the same command resumes and finishes
+    done = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    state = json.loads((run / "state.json").read_text())
+    assert state["generation"] == GENS and state["phase"] == "selfplay"
+    # shards from before the kill were kept as they were, not played again
+    after = {p.name: p.stat().st_mtime_ns for p in (run / "replay").glob("*.npz")}
+    assert all(after[name] == mtime for name, mtime in before.items())
+    # every generation has its chunks exactly once: 3 chunks of 2 games, classical first
+    expected = {f"gen{g:05d}-{'classical' if g == 1 else 'selfplay'}-{k:04d}.npz" for g in range(1, GENS + 1)
+                for k in range(3)}
+    assert set(after) == expected
+    assert state["games"] == GENS * GAMES
+    assert not [p for p in run.rglob(".tmp-*")]
+    # one metrics record per generation; the step count continues checkpoint to checkpoint
+    recs = read_metrics(run / "metrics.jsonl")
+    assert [r["generation"] for r in recs] == list(range(1, GENS + 1))
+    assert recs[0]["selfplay"]["source"] == "classical" and recs[1]["selfplay"]["source"] == "selfplay"
+    steps = [load_checkpoint(run / "ckpt" / f"gen{g:05d}.safetensors").meta["step"] for g in range(GENS + 1)]
+    assert steps[0] == 0 and all(b > a for a, b in zip(steps, steps[1:]))
+    assert [r["train"]["steps"] for r in recs] == steps[1:] and state["step"] == steps[-1]
+    for r in recs:
+        assert r["train"]["steps"] - 2 * 5 <= steps[r["generation"] - 1] < r["train"]["steps"]
+        assert {"wins", "losses", "draws", "accepted"} <= set(r["gating"]) and "playouts" in r["ladder"]
+
+    # 3. gomoku export: a checkpoint to a verified net the engine loads
+    out = tmp_path / "exported.onnx"
+    exp = subprocess.run([GOMOKU, "export", str(run / "ckpt" / f"gen{GENS:05d}.safetensors"), str(out)],
+                         capture_output=True, text=True, env=_env(), timeout=120)
+    assert exp.returncode == 0, exp.stderr
+    info = NetEvaluator.load(out).info
+    assert info.arch == "b1c16" and info.board_sizes == [7] and info.rules == ["freestyle"]
+    assert info.provenance["generation"] == GENS
+
+    # 4. gomoku plot writes the PNGs
+    plot = subprocess.run([GOMOKU, "plot", str(run)], capture_output=True, text=True, env=_env(), timeout=120)
+    assert plot.returncode == 0, plot.stderr
+    pngs = sorted(p.name for p in (run / "plots").glob("*.png"))
+    assert pngs == ["entropy.png", "evaluation.png", "loss.png", "lr.png", "selfplay.png"]
+    assert all((run / "plots" / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+
+    # 5. the brain loads the best net and plays legal games through the referee
+    best = run / "nets" / "best.onnx"
+    log = tmp_path / "brain.log"
+    monkeypatch.setenv("GOMOKU_BRAIN_LOG", str(log))
+    summary = run_match(f"brain:{GOMOKU} brain --net {best}", "random:seed=3",
+                        MatchSettings(game=GameSettings(width=7, turn_time=0.3, tolerance=5.0), games=2, seed=5))
+    assert len(summary.results) == 2
+    assert all(r.reason in ("five", "full") for r in summary.results), [r.detail for r in summary.results]
+    assert f"net loaded: {best} (b1c16" in log.read_text()
+
+
+def test_corrupt_shard_stops_the_run_with_one_line(tmp_path: Path) -> None:
+    """A damaged shard in a run is refused with one line naming it (no traceback)."""
+    run = tmp_path / "run"
+    args = [GOMOKU, "train", "--board", "7", "--arch", "b1c16", "--generations", "1", "--games-per-gen", "2",
+            "--workers", "1", "--updates", "1", "--batch", "8", "--eval-games", "0", "--ladder-games", "0",
+            "--bootstrap", "1", "--bootstrap-nodes", "100", "--plain", "--run", str(run)]
+    ok = subprocess.run(args, capture_output=True, text=True, env=_env(), timeout=200)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    shard = next((run / "replay").glob("*.npz"))
+    shard.write_bytes(shard.read_bytes()[:100])
+    bad = subprocess.run([*args[:-3], "--generations", "2", "--plain", "--run", str(run)], capture_output=True,
+                         text=True, env=_env(), timeout=200)
+    assert bad.returncode != 0
+    lines = [ln for ln in bad.stderr.splitlines() if ln.strip()]
+    assert lines and "Traceback" not in bad.stderr and str(shard) in lines[-1] and "corrupt replay shard" in lines[-1]
