@@ -1,7 +1,9 @@
 """`gomoku train` end to end through the CLI: classical bootstrap and self-play -> store -> train
 -> export -> gating and ladder through the arena; kill -9 in the middle and the same command
 resumes the run (shards written before the kill are kept, no game twice, the step count follows
-the checkpoints); `gomoku export` and `gomoku plot`; the brain plays a legal game with the net."""
+the checkpoints); `gomoku export` and `gomoku plot`; the brain plays legal games with the net;
+another game on the run and a damaged shard are refused in one line. One run serves all of
+these because every invocation pays for importing torch and loading the numba caches."""
 from __future__ import annotations
 
 import json
@@ -103,19 +105,16 @@ def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.M
     assert all(r.reason in ("five", "full") for r in summary.results), [r.detail for r in summary.results]
     assert f"net loaded: {best} (b1c16" in log.read_text()
 
+    # 6. the run keeps its game: another board on it is refused in one line
+    other = [GOMOKU, *ARGS[:2], "9", *ARGS[3:], "--run", str(run)]
+    bad = subprocess.run(other, capture_output=True, text=True, env=_env(), timeout=120)
+    assert bad.returncode != 0 and "width=7" in bad.stderr and "another --run" in bad.stderr
 
-def test_corrupt_shard_stops_the_run_with_one_line(tmp_path: Path) -> None:
-    """A damaged shard in a run is refused with one line naming it (no traceback)."""
-    run = tmp_path / "run"
-    args = [GOMOKU, "train", "--board", "7", "--arch", "b1c16", "--generations", "1", "--games-per-gen", "2",
-            "--workers", "1", "--updates", "1", "--batch", "8", "--eval-games", "0", "--ladder-games", "0",
-            "--bootstrap", "1", "--bootstrap-nodes", "100", "--plain", "--run", str(run)]
-    ok = subprocess.run(args, capture_output=True, text=True, env=_env(), timeout=200)
-    assert ok.returncode == 0, ok.stdout + ok.stderr
-    shard = next((run / "replay").glob("*.npz"))
+    # 7. a damaged shard stops the next generation with one line naming it (no traceback)
+    shard = run / "replay" / "gen00002-selfplay-0001.npz"
     shard.write_bytes(shard.read_bytes()[:100])
-    bad = subprocess.run([*args[:-3], "--generations", "2", "--plain", "--run", str(run)], capture_output=True,
-                         text=True, env=_env(), timeout=200)
-    assert bad.returncode != 0
+    more = [GOMOKU, *ARGS, "--run", str(run), "--generations", str(GENS + 1), "--ladder-games", "0"]
+    bad = subprocess.run(more, capture_output=True, text=True, env=_env(), timeout=200)
     lines = [ln for ln in bad.stderr.splitlines() if ln.strip()]
-    assert lines and "Traceback" not in bad.stderr and str(shard) in lines[-1] and "corrupt replay shard" in lines[-1]
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr, bad.stderr[-2000:]
+    assert str(shard) in lines[-1] and "corrupt replay shard" in lines[-1]
