@@ -20,13 +20,23 @@ def _board(text: str) -> tuple[int, int]:
     return width, height
 
 
+def _run_arch(run_dir: str) -> Optional[str]:
+    import json
+    from pathlib import Path
+    try:
+        return str(json.loads((Path(run_dir) / "config.json").read_text())["arch"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 @click.command(context_settings={"show_default": True})
 @click.option("--board", "board", required=True, help="Board size: N or WxH.")
 @click.option("--rule", default="freestyle", help="freestyle, standard, renju, caro, caro5.")
 @click.option("--win", "win_length", type=click.IntRange(3, 6), default=5, help="Stones in a row that win.")
 @click.option("--players", type=click.IntRange(2, 4), default=2)
 @click.option("--run", "run_dir", default=None, help="Run folder (default runs/<W>x<H>-<rule>); an existing run resumes.")
-@click.option("--arch", default="b6c64", help="bXcY (ResNet), cnn3, skip3, ffnn, tfmNcC.")
+@click.option("--arch", default=None, show_default=False,
+              help="bXcY (ResNet), cnn3, skip3, ffnn, tfmNcC [default: b6c64 on cuda, b4c32 on cpu].")
 @click.option("--hours", type=float, default=None, help="Stop after this much work (over all resumes).")
 @click.option("--generations", type=click.IntRange(1), default=None, help="Stop when this many generations are done.")
 @click.option("--games-per-gen", type=click.IntRange(1), default=64)
@@ -78,14 +88,17 @@ def train(board: str, run_dir: Optional[str], hours: Optional[float], generation
     except ImportError as exc:
         raise click.ClickException(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
     try:
-        arch = parse_arch(opts.pop("arch")).name
+        arch_opt = opts.pop("arch")
+        run_dir = run_dir or f"runs/{width}x{height}-{rule}"
+        if arch_opt is None:        # resuming without --arch keeps the run's architecture
+            arch_opt = _run_arch(run_dir) or ("b6c64" if opts["device"] == "cuda" else "b4c32")
+        arch = parse_arch(arch_opt).name
     except ArchError as exc:
         raise click.ClickException(str(exc)) from None
     if opts["device"] == "cuda":
         import torch
         if not torch.cuda.is_available():
             raise click.ClickException("--device cuda: this torch has no CUDA (install a CUDA build of torch 2.13.0)")
-    run_dir = run_dir or f"runs/{width}x{height}-{rule}"
     ladder_start = opts.pop("ladder_start")
     cfg = RunConfig(width=width, height=height, rule=rule, arch=arch, ladder_start=ladder_start,
                     ladder_step=ladder_start, command="gomoku train " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
