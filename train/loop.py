@@ -179,23 +179,39 @@ class TrainingRun:
             return "classical"
         return "selfplay"
 
+    def plan(self, g: int) -> dict[str, int]:
+        """Games and chunk size of generation g's self-play, fixed (in state.json) when it starts:
+        a resume with other --workers or --games-per-gen must find the same chunks on disk."""
+        c = self.cfg
+        got = self.state.pending.get("plan")
+        if got and got.get("generation") == g:
+            return got
+        workers = c.worker_count()
+        if self.source(g) == "classical":      # one game at a time: small chunks lose little to a kill
+            size = max(1, math.ceil(c.games_per_gen / (workers * 4)))
+        else:
+            size = max(1, min(c.parallel_games, math.ceil(c.games_per_gen / workers)))
+        plan = {"generation": g, "games": c.games_per_gen, "chunk": size, "playouts": self.state.playouts}
+        self.state.pending = {"plan": plan}
+        self._save_state()
+        return plan
+
     def jobs(self, g: int) -> list[ChunkJob]:
         c = self.cfg
         src = self.source(g)
-        workers = c.worker_count()
-        size = max(1, min(c.parallel_games, math.ceil(c.games_per_gen / workers)))
+        plan = self.plan(g)
+        size = plan["chunk"]
         if src == "classical":
-            size = max(1, math.ceil(c.games_per_gen / max(workers * 4, 1)))
             conf: dict[str, Any] = {"nodes": c.bootstrap_nodes}
         else:
-            conf = job_config(win_length=c.win_length, players=c.players, playouts=self.state.playouts,
+            conf = job_config(win_length=c.win_length, players=c.players, playouts=plan["playouts"],
                               c_puct=c.c_puct, dirichlet_eps=c.dirichlet_eps,
                               temperature_moves=c.temperature_moves or None,
                               full_search_prob=c.full_search_prob, cheap_playouts=c.cheap_playouts or None,
                               resign_threshold=c.resign_threshold, no_resign_share=c.no_resign_share,
                               parallel_games=size)
         out = []
-        left, k = c.games_per_gen, 0
+        left, k = plan["games"], 0
         while left > 0:
             n = min(size, left)
             out.append(ChunkJob(shard_name(g, src, k), src, n, c.seed * 1_000_003 + g * 10_007 + k, c.width,
@@ -229,7 +245,7 @@ class TrainingRun:
             self._save_state()
             self.view.progress(done_games + sum(running.values()))
         games = [x for j in jobs for x in self.store.games(j.name)]
-        self.state.pending = {"selfplay": self._selfplay_stats(games, jobs[0].source, time.monotonic() - t0)}
+        self.state.pending["selfplay"] = self._selfplay_stats(games, jobs[0].source, time.monotonic() - t0)
         self._save_state()
 
     def _selfplay_stats(self, games: list[TrainingGame], source: str, seconds: float) -> dict[str, Any]:
@@ -238,7 +254,7 @@ class TrainingRun:
         return {"source": source, "games": n, "seconds": round(seconds, 2),
                 "moves": int(sum(x.moves.size for x in games)),
                 "positions": int(sum(x.recorded.sum() for x in games)),
-                "playouts": self.state.playouts if source == "selfplay" else None,
+                "playouts": self.state.pending["plan"]["playouts"] if source == "selfplay" else None,
                 "first_player_wins": sum(x.winner == 0 for x in games), "draws": sum(x.winner < 0 for x in games),
                 "resigned": sum(x.resigned for x in games),
                 "resign_checked": len(checked),
@@ -266,9 +282,7 @@ class TrainingRun:
         stats = {k: round(v / n, 5) for k, v in sums.items() if k not in ("steps", "lr_mult")}
         stats.update(steps=trainer.step, lr_mult=round(trainer.lr_mult, 4), batch=batch, window=len(window),
                      window_sources=window.stats(), seconds=round(time.monotonic() - t0, 2), export_diff=worst)
-        pending = dict(getattr(self.state, "pending", {}) or {})
-        pending["train"] = stats
-        self.state.pending = pending
+        self.state.pending["train"] = stats
 
     # -- evaluation -------------------------------------------------------------------------------
     def evaluate(self, g: int) -> None:
@@ -277,8 +291,7 @@ class TrainingRun:
         t0 = time.monotonic()
         record: dict[str, Any] = {"generation": g, "step": st.step, "games_total": st.games,
                                   "positions_total": st.positions}
-        pending = dict(getattr(st, "pending", {}) or {})
-        record.update(pending)
+        record.update({k: v for k, v in st.pending.items() if k != "plan"})
         accepted = True
         workers = c.worker_count()
         if not can_evaluate(c.win_length, c.players):
