@@ -29,7 +29,7 @@ GENS, GAMES = 3, 6
 ARGS = ["train", "--board", "7", "--arch", "b1c16", "--generations", str(GENS), "--games-per-gen", str(GAMES),
         "--parallel-games", "2", "--playouts", "24", "--full-search-prob", "0.5", "--workers", "1",
         "--updates", "2", "--batch", "32", "--eval-games", "2", "--eval-playouts", "16", "--ladder-games", "2",
-        "--ladder-start", "16", "--bootstrap", "1", "--bootstrap-nodes", "200", "--plain"]
+        "--ladder-start", "16", "--classical-games", "2", "--bootstrap", "1", "--bootstrap-nodes", "200", "--plain"]
 
 
 def _env() -> dict[str, str]:
@@ -78,6 +78,8 @@ def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.M
     for r in recs:
         assert r["train"]["steps"] - 2 * 5 <= steps[r["generation"] - 1] < r["train"]["steps"]
         assert {"wins", "losses", "draws", "accepted"} <= set(r["gating"]) and "playouts" in r["ladder"]
+        assert r["classical"]["level"] >= 1 and r["classical"]["wins"] + r["classical"]["losses"] \
+            + r["classical"]["draws"] == 2
 
     # 3. gomoku export: a checkpoint to a verified net the engine loads
     out = tmp_path / "exported.onnx"
@@ -113,7 +115,7 @@ def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.M
     # 7. a damaged shard stops the next generation with one line naming it (no traceback)
     shard = run / "replay" / "gen00002-selfplay-0001.npz"
     shard.write_bytes(shard.read_bytes()[:100])
-    more = [GOMOKU, *ARGS, "--run", str(run), "--generations", str(GENS + 1), "--ladder-games", "0"]
+    more = [GOMOKU, *ARGS, "--run", str(run), "--generations", str(GENS + 1)]
     bad = subprocess.run(more, capture_output=True, text=True, env=_env(), timeout=200)
     lines = [ln for ln in bad.stderr.splitlines() if ln.strip()]
     assert bad.returncode != 0 and "Traceback" not in bad.stderr, bad.stderr[-2000:]

@@ -57,6 +57,8 @@ def _run_arch(run_dir: str) -> Optional[str]:
 @click.option("--eval-playouts", type=click.IntRange(2), default=200)
 @click.option("--gate", type=click.FloatRange(0.0, 1.0), default=0.55, help="Score to replace the best net (0: always).")
 @click.option("--ladder-games", type=click.IntRange(0), default=10, help="Games against pure MCTS per generation.")
+@click.option("--classical-games", type=click.IntRange(0), default=10,
+              help="Games against the classical engine's next level (1..5) per generation.")
 @click.option("--ladder-start", type=click.IntRange(1), default=1000)
 @click.option("--dynamic-playouts", type=click.IntRange(0), default=0,
               help="Raise self-play playouts by this when the ladder stalls (seed 004).")

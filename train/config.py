@@ -65,6 +65,7 @@ class RunConfig:
     ladder_step: int = 1000
     ladder_games: int = 10
     ladder_win: float = 0.7
+    classical_games: int = 10           # games against the classical engine's current level (0: none)
     # machine
     workers: int = 0                    # 0: one per core
     device: str = "cpu"
@@ -102,7 +103,8 @@ class RunState:
     playouts: int = 0                   # current self-play playouts (dynamic playouts move it)
     ladder: int = 0                     # pure-MCTS playouts the net is trying to beat next
     ladder_since: int = 0               # generation at which `ladder` was last raised
-    beaten: dict[str, int] = field(default_factory=dict)   # playouts -> optimiser steps when beaten
+    classical_level: int = 1            # classical engine level the net is trying to beat next
+    beaten: dict[str, int] = field(default_factory=dict)   # opponent -> optimiser steps when beaten
     pending: dict[str, Any] = field(default_factory=dict)  # this generation's phase figures so far
 
     def save(self, run: Path) -> None:

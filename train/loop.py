@@ -316,9 +316,21 @@ class TrainingRun:
             beat = out.score >= c.ladder_win
             record["ladder"] = {**out.to_json(), "net": best, "playouts": st.ladder, "beaten": beat}
             if beat:
-                st.beaten[str(st.ladder)] = st.step
+                st.beaten[pure_spec(st.ladder)] = st.step
                 st.ladder += c.ladder_step
                 st.ladder_since = g
+        if classical_supported(c.win_length, c.players, c.width, c.height) and c.classical_games > 0 \
+                and st.classical_level <= 5:
+            level = st.classical_level
+            self.view.phase(g, "classical", f"best {_gen(best)} vs classical level {level}", c.classical_games, 0)
+            out = play_match(net_spec(str(self.net(best)), c.eval_playouts, _gen(best)), f"classical:{level}",
+                             c.width, c.height, c.rule, c.win_length, c.classical_games, c.seed * 15485863 + g,
+                             workers, lambda d, n: self.view.progress(d))
+            beat = out.score >= c.ladder_win
+            record["classical"] = {**out.to_json(), "net": best, "level": level, "beaten": beat}
+            if beat:
+                st.beaten[f"classical:{level}"] = st.step
+                st.classical_level += 1
         record["beaten"] = dict(st.beaten)
         if c.dynamic_playouts > 0 and g - st.ladder_since >= c.stall_generations:
             st.playouts += c.dynamic_playouts

@@ -70,6 +70,7 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
     def evaluation(ax: Any) -> None:
         ax.plot(*_series(recs, "gating", "score"), marker="o", label="score vs best")
         ax.plot(*_series(recs, "ladder", "score"), marker="s", label="score vs pure MCTS rung")
+        ax.plot(*_series(recs, "classical", "score"), marker="^", label="score vs classical level")
         xs, ys = _series(recs, "ladder", "playouts")
         ax2 = ax.twinx()
         ax2.step(xs, ys, where="post", color="tab:gray", label="pure MCTS playouts")

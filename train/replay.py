@@ -177,6 +177,10 @@ class ReplayStore:
             chosen.append(name)
             total += sum(int(g.recorded.sum()) for g in self.games(name))
         chosen.reverse()
+        for name in [n for n in self._parsed if n not in chosen]:     # shards that left the window
+            del self._parsed[name]
+        for key in [k for k in self._planes if k[0] not in chosen]:
+            self._planes_bytes -= self._planes.pop(key).nbytes
         return Window(self, chosen, positions)
 
     def planes(self, shard: str, index: int) -> np.ndarray:

@@ -69,6 +69,10 @@ def summary_line(r: dict[str, Any]) -> str:
     if ld:
         parts.append(f"vs pure-mcts {ld['playouts']}: {ld['wins']}-{ld['losses']}-{ld['draws']}"
                      + (" beaten" if ld.get("beaten") else ""))
+    cl = r.get("classical") or {}
+    if cl:
+        parts.append(f"vs classical:{cl['level']}: {cl['wins']}-{cl['losses']}-{cl['draws']}"
+                     + (" beaten" if cl.get("beaten") else ""))
     parts.append(f"best gen {r.get('best')}")
     return " ".join(parts[:1]) + " " + "; ".join(parts[1:])
 
@@ -128,7 +132,7 @@ class RichView(View):
                                f"{tr.get('value_loss', 0):.3f}  entropy {tr.get('entropy', 0):.2f}  "
                                f"kl {tr.get('kl', 0):.4f}  lr {tr.get('lr', 0):.2e}")
         if run is not None and run.state.beaten:
-            t.add_row("ladder", "  ".join(f"{k} playouts @ step {v}" for k, v in run.state.beaten.items()))
+            t.add_row("beaten", "  ".join(f"{k} @ step {v}" for k, v in run.state.beaten.items()))
         for line in self.lines:
             t.add_row("", line)
         return Panel(t, title="gomoku train", border_style="blue")
