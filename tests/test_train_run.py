@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from gomoku.engine.arena import GameSettings, MatchSettings, run_match
+from gomoku.engine.match.arena import GameSettings, MatchSettings, run_match
 from gomoku.engine.net.evaluator import NetEvaluator
+from gomoku.protocol.players import make_player
 from gomoku.train.checkpoint import load_checkpoint
 from gomoku.train.metrics import read_metrics
 
@@ -102,7 +103,8 @@ def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.M
     log = tmp_path / "brain.log"
     monkeypatch.setenv("GOMOKU_BRAIN_LOG", str(log))
     summary = run_match(f"brain:{GOMOKU} brain --net {best}", "random:seed=3",
-                        MatchSettings(game=GameSettings(width=7, turn_time=0.3, tolerance=5.0), games=2, seed=5))
+                        MatchSettings(game=GameSettings(width=7, turn_time=0.3, tolerance=5.0, factory=make_player),
+                                      games=2, seed=5))
     assert len(summary.results) == 2
     assert all(r.reason in ("five", "full") for r in summary.results), [r.detail for r in summary.results]
     assert f"net loaded: {best} (b1c16" in log.read_text()

@@ -76,7 +76,7 @@ def train(board: str, run_dir: Optional[str], hours: Optional[float], generation
     if ray is not None:
         raise click.ClickException("--ray is not available yet: self-play runs in local worker processes "
                                    "(--workers N)")
-    from gomoku.engine.rules import parse_rule
+    from gomoku.engine.game.rules import parse_rule
     try:
         rule = parse_rule(opts.pop("rule")).label
     except ValueError as exc:

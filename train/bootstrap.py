@@ -13,9 +13,9 @@ from typing import Optional
 
 import numpy as np
 
-from gomoku.engine.board import Board
+from gomoku.engine.game.board import Board
 from gomoku.engine.limits import Limit
-from gomoku.engine.rules import Rule, parse_rule
+from gomoku.engine.game.rules import Rule, parse_rule
 
 from .games import TrainingGame
 

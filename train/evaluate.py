@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from gomoku.engine.rules import parse_rule
+from gomoku.engine.game.rules import parse_rule
 
 
 @dataclass
@@ -41,7 +41,7 @@ def can_evaluate(win_length: int, players: int) -> bool:
 def play_match(a: str, b: str, width: int, height: int, rule: str, win_length: int, games: int, seed: int,
                concurrency: int, on_game: Optional[Callable[[int, int], None]] = None) -> MatchOutcome:
     """`games` games of spec `a` against spec `b` (colours swapped in pairs); A's outcome."""
-    from gomoku.engine.arena import GameSettings, Match, MatchSettings
+    from gomoku.engine.match.arena import GameSettings, Match, MatchSettings
     settings = MatchSettings(game=GameSettings(width=width, height=height, rule=parse_rule(rule),
                                                           win_length=win_length, tolerance=60.0),
                              games=games, seed=seed, concurrency=max(1, min(concurrency, games)))

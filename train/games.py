@@ -44,7 +44,7 @@ class TrainingGame:
 
 def from_selfplay(game: Any, source: str = "selfplay") -> TrainingGame:
     """Convert the engine's SelfPlayGame (duck-typed, so this module imports nothing heavy)."""
-    from gomoku.engine.rules import Rule
+    from gomoku.engine.game.rules import Rule
     label = Rule(int(game.rule)).label
     return TrainingGame(width=int(game.width), height=int(game.height), rule=label,
                         win_length=int(game.win_length), players=int(game.players), moves=game.moves,

@@ -30,7 +30,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 
 from gomoku.engine.net.planes import encode_game
-from gomoku.engine.rules import Rule, parse_rule
+from gomoku.engine.game.rules import Rule, parse_rule
 
 from .atomic import write_bytes
 from .games import SOURCES, TrainingGame, outcome_class

@@ -65,7 +65,7 @@ def run_chunk(job: ChunkJob, progress: Optional[Callable[[int, int], None]] = No
         return play_classical_games(job.width, job.height, job.rule, job.games, job.seed, progress=progress,
                                     **job.config)
     from gomoku.engine.mcts.selfplay import SelfPlayConfig, play_games
-    from gomoku.engine.rules import parse_rule
+    from gomoku.engine.game.rules import parse_rule
     cfg = SelfPlayConfig(width=job.width, height=job.height, rule=parse_rule(job.rule), **job.config)
     evaluator = _evaluator(job.net, job.device) if job.net else None
     return [from_selfplay(g) for g in play_games(evaluator, cfg, job.games, seed=job.seed, progress=progress)]
