@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+import numpy as np
+
 from gomoku.engine.game.rules import parse_rule
 
 
@@ -38,13 +40,32 @@ def can_evaluate(win_length: int, players: int) -> bool:
     return players == 2
 
 
+def random_openings(width: int, height: int, count: int, seed: int, stones: int = 2) -> tuple[tuple, ...]:
+    """`count` openings of `stones` random stones in the central 5x5 square (3x3 on boards under 9).
+
+    Two nets searching an empty board with fixed playouts play the same game every time, so a
+    gating match without openings is one game per colour repeated; each opening here is played
+    twice with colours swapped, which keeps the match fair."""
+    rng = np.random.default_rng(seed)
+    r = 2 if min(width, height) >= 9 else 1
+    cx, cy = width // 2, height // 2
+    cells = [(x, y) for y in range(cy - r, cy + r + 1) for x in range(cx - r, cx + r + 1)]
+    out = []
+    for _ in range(count):
+        pick = rng.choice(len(cells), size=min(stones, len(cells)), replace=False)
+        out.append(tuple(cells[int(i)] for i in pick))
+    return tuple(out)
+
+
 def play_match(a: str, b: str, width: int, height: int, rule: str, win_length: int, games: int, seed: int,
                concurrency: int, on_game: Optional[Callable[[int, int], None]] = None) -> MatchOutcome:
-    """`games` games of spec `a` against spec `b` (colours swapped in pairs); A's outcome."""
+    """`games` games of spec `a` against spec `b` from random openings, each played twice with
+    colours swapped; A's outcome."""
     from gomoku.engine.match.arena import GameSettings, Match, MatchSettings
     settings = MatchSettings(game=GameSettings(width=width, height=height, rule=parse_rule(rule),
-                                                          win_length=win_length, tolerance=60.0),
-                             games=games, seed=seed, concurrency=max(1, min(concurrency, games)))
+                                               win_length=win_length, tolerance=60.0),
+                             games=games, seed=seed, concurrency=max(1, min(concurrency, games)),
+                             openings=random_openings(width, height, (games + 1) // 2, seed))
     done = [0]
 
     def ended(_res, summary) -> None:
