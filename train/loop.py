@@ -105,9 +105,11 @@ class TrainingRun:
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         self.state = RunState(playouts=c.playouts, ladder=c.ladder_start)
         if c.init:
-            trainer = Trainer.from_checkpoint(load_checkpoint(c.init), device="cpu", weights_only=True)
-            if trainer.model.arch != build_model(c.arch, c.players).arch:
-                c.arch = trainer.model.arch
+            ck = load_checkpoint(c.init)
+            if ck.players != c.players:
+                raise RunError(f"{c.init}: a {ck.players}-player net cannot start a {c.players}-player run")
+            trainer = Trainer.from_checkpoint(ck, device="cpu", weights_only=True)
+            c.arch = trainer.model.arch          # the run trains the net it starts from
         else:
             torch.manual_seed(c.seed)
             trainer = Trainer(build_model(c.arch, c.players), seed=c.seed)
