@@ -193,7 +193,8 @@ class TrainingRun:
             size = max(1, math.ceil(c.games_per_gen / (workers * 4)))
         else:
             size = max(1, min(c.parallel_games, math.ceil(c.games_per_gen / workers)))
-        plan = {"generation": g, "games": c.games_per_gen, "chunk": size, "playouts": self.state.playouts}
+        plan = {"generation": g, "games": c.games_per_gen, "chunk": size, "playouts": self.state.playouts,
+                "games_before": self.state.games, "positions_before": self.state.positions}
         self.state.pending = {"plan": plan}
         self._save_state()
         return plan
@@ -238,14 +239,23 @@ class TrainingRun:
                 running[name] = n
             self.view.progress(done_games + sum(running.values()))
 
+        plan = self.state.pending["plan"]
+
+        def count() -> None:
+            # totals from the shards on disk, never incremented: a kill between a shard's rename
+            # and the next state.json would otherwise lose that chunk from the count
+            kept = [x for j in jobs if self.store.has(j.name) for x in self.store.games(j.name)]
+            self.state.games = plan["games_before"] + len(kept)
+            self.state.positions = plan["positions_before"] + sum(int(x.recorded.sum()) for x in kept)
+
         for job, games in pool.run(todo, tick):
             self.store.write(job.name, games)
             running.pop(job.name, None)
             done_games += len(games)
-            self.state.games += len(games)
-            self.state.positions += sum(int(x.recorded.sum()) for x in games)
+            count()
             self._save_state()
             self.view.progress(done_games + sum(running.values()))
+        count()
         games = [x for j in jobs for x in self.store.games(j.name)]
         self.state.pending["selfplay"] = self._selfplay_stats(games, jobs[0].source, time.monotonic() - t0)
         self._save_state()
