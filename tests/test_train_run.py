@@ -103,7 +103,7 @@ def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.M
     log = tmp_path / "brain.log"
     monkeypatch.setenv("GOMOKU_BRAIN_LOG", str(log))
     summary = run_match(f"brain:{GOMOKU} brain --net {best}", "random:seed=3",
-                        MatchSettings(game=GameSettings(width=7, turn_time=0.3, tolerance=10.0, start_timeout=60.0,
+                        MatchSettings(game=GameSettings(width=7, turn_time=1.0, tolerance=10.0, start_timeout=60.0,
                                                         factory=make_player),
                                       games=2, seed=5))
     assert len(summary.results) == 2, log.read_text()[-3000:] if log.exists() else "no brain log"
