@@ -170,3 +170,17 @@ def test_renju_black_is_never_offered_a_foul():
     m.sync([y * w + x for x, y in b.moves])
     r = m.search()
     assert r.visits[cell(7, 7, w)] == 0
+
+
+def test_the_player_plays_the_solvers_forced_win_at_its_coordinates():
+    # 15x15: black a broken four c8 d8 e8 _ g8 (f8 wins), white scattered; the VCF probe answers
+    from gomoku.engine.game.board import Board
+    from gomoku.engine.limits import Limit
+    from gomoku.engine.mcts.player import MCTSPlayer
+    b = Board(15)
+    for (x, y), (wx, wy) in zip([(2, 7), (3, 7), (4, 7), (6, 7)], [(0, 0), (14, 0), (0, 14), (14, 14)]):
+        b.play(x, y)
+        b.play(wx, wy)
+    player = MCTSPlayer(MCTSConfig.pure(50), None, use_solver=True)
+    r = player.play(b, Limit(playouts=50))
+    assert r.move == (5, 7) and r.info.get("proof") == "vcf"

@@ -80,7 +80,7 @@ class MCTSPlayer:
         if solver:
             win = self._vcf(board)
             if win is not None:
-                return PlayResult(board.coords(win), {"score": "win", "proof": "vcf", "nodes": 0,
+                return PlayResult((win % board.width, win // board.width), {"score": "win", "proof": "vcf", "nodes": 0,
                                                        "time": time.perf_counter() - t0})
         mcts = self._searcher(board, limit.max_memory)
         w = board.width
