@@ -155,7 +155,7 @@ class _View:
 @click.option("--win", "win_length", type=click.IntRange(4, 5), default=5, show_default=True,
               help="Stones in a row that win; 4 only between MCTS players, nets and random.")
 @click.option("--players", "seat_count", type=click.IntRange(2, 4), default=2, show_default=True,
-              help="Seats at the board. 3: seed 004's protocol, every seating of 1 A vs 2 B and 2 A vs 1 B, "
+              help="Seats at the board. 3: the three-player paper's protocol, every seating of 1 A vs 2 B and 2 A vs 1 B, "
                    "win 3 / draw 1 / loss 0; -n a multiple of 6 (default 6), --size default 8.")
 @click.option("--tolerance", type=click.FloatRange(0), default=1.0, show_default=True,
               help="Seconds allowed over a time limit before a time forfeit.")

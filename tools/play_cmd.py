@@ -497,7 +497,7 @@ def _loop(s: Session) -> None:
               help="Save here automatically when a game ends or you quit (.sgf or .psq).")
 @click.option("--name", "human_name", default="human", show_default=True, help="Your name in saved records.")
 @click.option("--players", "seat_count", type=click.IntRange(2, 4), default=2, show_default=True,
-              help="Seats at the board; 3 is seed 004's three-player Gobang (then --size defaults to 11, "
+              help="Seats at the board; 3 is three-player Gobang (then --size defaults to 11, "
                    "saves are JSON records).")
 @click.option("--seats", "seats_text", default=None, metavar="SPEC,SPEC,...",
               help="With --players 3: who sits where, in turn order: human or a player spec (pure-mcts:N, "

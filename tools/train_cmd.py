@@ -61,7 +61,7 @@ def _run_arch(run_dir: str) -> Optional[str]:
               help="Games against the classical engine's next level (1..5) per generation.")
 @click.option("--ladder-start", type=click.IntRange(1), default=1000)
 @click.option("--dynamic-playouts", type=click.IntRange(0), default=0,
-              help="Raise self-play playouts by this when the ladder stalls (seed 004).")
+              help="Raise self-play playouts by this when the ladder stalls (as the three-player paper does).")
 @click.option("--workers", type=click.IntRange(0), default=0, help="Self-play processes (0: one per core).")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu")
 @click.option("--init", "init", type=click.Path(exists=True, dir_okay=False), default=None,
