@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
+
+from gomoku.engine import fileio
 
 FORMAT, VERSION = "gomoku-nplayer", 1
 
@@ -84,24 +85,10 @@ class NGameRecord:
 
 
 def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write text to path through a temporary file in the same folder, fsync'd and renamed
-    over the target, creating parent folders; raises ValueError with one line on failure."""
-    p = Path(path).expanduser()
+    """engine.fileio.write_atomic (temp file, fsync, rename, parent folders made), with a
+    failure turned into ValueError with one line, as the n-player commands report it."""
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, p)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        fileio.write_atomic(Path(path).expanduser(), text)
     except OSError as exc:
         raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
 
