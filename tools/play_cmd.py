@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as _dt
 import random
 import signal
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from gomoku.engine.game import records
 from gomoku.engine.limits import Limit, PlayResult
 from gomoku.engine.game.rules import Rule, parse_rule
 from gomoku.tools import render
+from gomoku.tools.interruptible import run_interruptibly
 
 BLACK, WHITE, EMPTY = 1, 2, 0
 COLOUR_NAME = {BLACK: "black", WHITE: "white"}
@@ -232,7 +232,7 @@ class Session:
                            f"{f' (up to {budget:g} s)' if budget else ''}...[/dim]")
         t0 = time.monotonic()
         try:
-            res: PlayResult = _run_interruptibly(lambda: self.opponent.play(b.copy(), limit))
+            res: PlayResult = run_interruptibly(lambda: self.opponent.play(b.copy(), limit))
         except PlayerError as exc:
             self.finish(self.human, "crash")
             self.messages.append(f"[red]The engine failed:[/red] {escape(str(exc))}")
@@ -290,7 +290,7 @@ class Session:
         self.console.print(f"[dim]Looking for a hint (up to {self.hint_time:g} s)...[/dim]")
         t0 = time.monotonic()
         try:
-            res = _run_interruptibly(lambda: think(b.copy(), Limit(turn_time=self.hint_time)))
+            res = run_interruptibly(lambda: think(b.copy(), Limit(turn_time=self.hint_time)))
         except Exception as exc:  # noqa: BLE001 - a failed hint must not end the game
             self.messages.append(f"[red]No hint:[/red] {escape(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)}")
             return
@@ -387,25 +387,6 @@ def _info_text(info: dict, who: str = "") -> str:
         n = int(info["nodes"])
         parts.append(f"{n / 1000:.1f}k nodes" if n >= 1000 else f"{n} nodes")
     return (", " + ", ".join(parts)) if parts else ""
-
-
-def _run_interruptibly(fn: Callable[[], Any]) -> Any:
-    """Run fn in a worker thread so Ctrl-C reaches the main thread while the engine thinks."""
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            box["error"] = exc
-
-    t = threading.Thread(target=target, name="play-engine", daemon=True)
-    t.start()
-    while t.is_alive():
-        t.join(0.1)
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 # ----------------------------------------------------------------------------- command loop

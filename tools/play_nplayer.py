@@ -15,7 +15,6 @@ EOF and Ctrl-C end the program with exit 0.
 from __future__ import annotations
 
 import datetime as _dt
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from gomoku.engine.game.rules import Rule
 from gomoku.engine.limits import Limit, PlayResult
 from gomoku.engine.mcts.nboard import NBoard, NBoardError, check_game
 from gomoku.tools import render
+from gomoku.tools.interruptible import run_interruptibly
 
 #: per seat: (symbol, rich style); seat 1 moves first
 SEAT_LOOK = (("X", "bold"), ("O", "bold cyan"), ("V", "bold magenta"), ("Z", "bold green"))
@@ -228,7 +228,7 @@ class NSession:
         self.console.print(f"[dim]seat {seat + 1} {escape(s.name)} is thinking...[/dim]")
         t0 = time.monotonic()
         try:
-            res: PlayResult = _run_interruptibly(lambda: s.player.play(b.copy(), limit))
+            res: PlayResult = run_interruptibly(lambda: s.player.play(b.copy(), limit))
         except Exception as exc:  # noqa: BLE001 - an engine's failure ends the game, not the program
             self.finish(None, "crash", f"{s.tag(seat)} failed: {escape(str(exc) or type(exc).__name__)}")
             return
@@ -343,25 +343,6 @@ def _info_text(info: dict) -> str:
     if info.get("winrate") is not None:
         parts.append(f"value {float(info['winrate']):.2f}")
     return (", " + ", ".join(parts)) if parts else ""
-
-
-def _run_interruptibly(fn: Callable[[], Any]) -> Any:
-    """Run fn in a worker thread so Ctrl-C reaches the main thread while an engine thinks."""
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            box["error"] = exc
-
-    t = threading.Thread(target=target, name="play-engine", daemon=True)
-    t.start()
-    while t.is_alive():
-        t.join(0.1)
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def _handle(s: NSession, line: str) -> bool:
