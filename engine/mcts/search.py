@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..game.core import PAD
 from ..game.rules import Rule
 from . import tree as T
 from .board import flat_to_padded
@@ -19,6 +20,17 @@ from .board import flat_to_padded
 SELECT_RULES = {"puct": T.SELECT_PUCT, "ucb1": T.SELECT_UCB1, "plain": T.SELECT_PLAIN}
 #: memory for one player's tree when the caller gives no budget
 DEFAULT_TREE_BYTES = 64 << 20
+
+
+def search_params(width: int, height: int, players: int, win_length: int, rule: Rule | int, select: str,
+                  c_puct: float, fpu: float, radius: int) -> np.ndarray:
+    """The params[] array every jitted tree function reads (slots tree.P_*)."""
+    p = np.zeros(T.PARAMS_LEN)
+    p[T.P_WIDTH], p[T.P_HEIGHT], p[T.P_STRIDE] = width, height, width + PAD
+    p[T.P_PLAYERS], p[T.P_WIN], p[T.P_RULE] = players, win_length, int(rule)
+    p[T.P_SELECT], p[T.P_CPUCT], p[T.P_FPU] = SELECT_RULES[select], c_puct, fpu
+    p[T.P_RADIUS] = radius
+    return p
 
 
 @dataclass
@@ -85,21 +97,14 @@ class MCTS:
         self.rng = np.random.default_rng(seed)
         nodes = max(1024, self.config.tree_bytes // T.node_bytes(self.players))
         self.forest = T.new_forest(self.width, self.height, self.players, 1, nodes, seed=seed + 1)
-        self.params = self._params()
+        c = self.config
+        self.params = search_params(self.width, self.height, self.players, self.win_length, self.rule,
+                                    c.select, c.c_puct, c.fpu, c.radius)
         self.scratch = T.new_scratch(self.forest)
         self.to_padded = flat_to_padded(self.width, self.height)
         self.moves: list[int] = []          # the root position's moves (flat cells)
         self._noised = False
         self._planes = None
-
-    def _params(self) -> np.ndarray:
-        p = np.zeros(T.PARAMS_LEN)
-        c = self.config
-        p[T.P_WIDTH], p[T.P_HEIGHT], p[T.P_STRIDE] = self.width, self.height, self.width + 5
-        p[T.P_PLAYERS], p[T.P_WIN], p[T.P_RULE] = self.players, self.win_length, int(self.rule)
-        p[T.P_SELECT], p[T.P_CPUCT], p[T.P_FPU] = SELECT_RULES[c.select], c.c_puct, c.fpu
-        p[T.P_RADIUS] = c.radius
-        return p
 
     # -- position -------------------------------------------------------------------------
     def sync(self, moves: Sequence[int]) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 from ..game.rules import Rule
 from . import tree as T
 from .board import flat_to_padded, new_cells, wins_at
-from .search import SELECT_RULES
+from .search import SELECT_RULES, search_params
 
 
 @dataclass
@@ -85,15 +85,6 @@ class _Game:
         self.noised = False
 
 
-def _params(cfg: SelfPlayConfig) -> np.ndarray:
-    p = np.zeros(T.PARAMS_LEN)
-    p[T.P_WIDTH], p[T.P_HEIGHT], p[T.P_STRIDE] = cfg.width, cfg.height, cfg.width + 5
-    p[T.P_PLAYERS], p[T.P_WIN], p[T.P_RULE] = cfg.players, cfg.win_length, int(cfg.rule)
-    p[T.P_SELECT], p[T.P_CPUCT], p[T.P_FPU] = SELECT_RULES[cfg.select], cfg.c_puct, cfg.fpu
-    p[T.P_RADIUS] = cfg.radius
-    return p
-
-
 def play_games(evaluator, config: SelfPlayConfig, n_games: int, seed: int = 0,
                progress: Optional[Callable[[int, int], None]] = None) -> list[SelfPlayGame]:
     """Play `n_games` games of the net (or, with evaluator None, of rollout MCTS) against
@@ -108,7 +99,8 @@ def play_games(evaluator, config: SelfPlayConfig, n_games: int, seed: int = 0,
     parallel = max(1, min(cfg.parallel_games, n_games))
     nodes = max(4096, cfg.tree_bytes // T.node_bytes(cfg.players) // parallel)
     f = T.new_forest(cfg.width, cfg.height, cfg.players, parallel, nodes, seed=seed + 1)
-    prm = _params(cfg)
+    prm = search_params(cfg.width, cfg.height, cfg.players, cfg.win_length, cfg.rule, cfg.select, cfg.c_puct,
+                        cfg.fpu, cfg.radius)
     sc = T.new_scratch(f)
     to_padded = flat_to_padded(cfg.width, cfg.height)
     area = cfg.width * cfg.height
