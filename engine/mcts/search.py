@@ -14,6 +14,7 @@ import numpy as np
 
 from ..game.core import PAD
 from ..game.rules import Rule
+from ..net.planes import plane_count
 from . import tree as T
 from .board import flat_to_padded
 
@@ -186,7 +187,7 @@ class MCTS:
 
     def _net_step(self, want: int) -> tuple[int, bool]:
         f = self.forest
-        c = 2 + self.players + 2
+        c = plane_count(self.players)
         if self._planes is None or self._planes.shape[0] < want:
             self._planes = np.zeros((want, c, self.height, self.width), np.float32)
             self._leaf_tree = np.zeros(want, np.int64)
