@@ -29,6 +29,14 @@ def _run_arch(run_dir: str) -> Optional[str]:
         return None
 
 
+def _command_line() -> str:
+    """The command as the user typed it, for config.json and the shipped nets' manifest."""
+    args = sys.argv[1:]
+    if args[:1] == ["train"]:
+        args = args[1:]
+    return "gomoku train " + " ".join(shlex.quote(a) for a in args)
+
+
 @click.command(context_settings={"show_default": True})
 @click.option("--board", "board", required=True, help="Board size: N or WxH.")
 @click.option("--rule", default="freestyle", help="freestyle, standard, renju, caro, caro5.")
@@ -103,7 +111,7 @@ def train(board: str, run_dir: Optional[str], hours: Optional[float], generation
             raise click.ClickException("--device cuda: this torch has no CUDA (install a CUDA build of torch 2.13.0)")
     ladder_start = opts.pop("ladder_start")
     cfg = RunConfig(width=width, height=height, rule=rule, arch=arch, ladder_start=ladder_start,
-                    ladder_step=ladder_start, command="gomoku train " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+                    ladder_step=ladder_start, command=_command_line(),
                     **opts)
     view = View() if plain or not sys.stdout.isatty() else RichView()
     try:
