@@ -77,7 +77,20 @@ def encode(ck: Checkpoint) -> bytes:
         tensors["rng.torch"] = ck.rng_torch.clone()
     if ck.rng_numpy is not None:
         meta["rng_numpy"] = json.dumps(_jsonable(ck.rng_numpy))
-    return st_save(tensors, metadata=meta)
+    return _sorted_header(st_save(tensors, metadata=meta))
+
+
+def _sorted_header(data: bytes) -> bytes:
+    """The same file with its JSON header's keys sorted. safetensors writes the metadata in hash
+    order, which changes from one process to the next, so the same checkpoint would get another
+    sha256 each time it is written (a shipped checkpoint's manifest entry would churn). Sorting
+    keeps the header's length, so the tensor data and its offsets stay where they are."""
+    n = int.from_bytes(data[:8], "little")
+    raw = data[8:8 + n]
+    text = json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    if len(text) > n:           # never seen: safetensors writes compact JSON; keep its bytes then
+        return data
+    return data[:8] + text + b" " * (n - len(text)) + data[8 + n:]
 
 
 def save_checkpoint(path: str | os.PathLike, ck: Checkpoint) -> None:
