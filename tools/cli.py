@@ -21,6 +21,7 @@ _COMMANDS = {
     "train": ("gomoku.tools.train_cmd", "train", "Train a policy-value net by self-play (resumable)."),
     "export": ("gomoku.tools.export_cmd", "export", "Export a training checkpoint to a verified ONNX net."),
     "plot": ("gomoku.tools.plot_cmd", "plot", "PNG plots of a training run's metrics."),
+    "ship": ("gomoku.tools.ship_cmd", "ship", "Put a run's best net into weights/ with its manifest entry."),
 }
 
 
@@ -39,7 +40,7 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gomoku")
 def main() -> None:
-    """Gomoku / renju / caro engine: play, match, bench, brain, warmup, tune, train, export, plot."""
+    """Gomoku / renju / caro engine: play, match, bench, brain, warmup, tune, train, export, plot, ship."""
 
 
 if __name__ == "__main__":
