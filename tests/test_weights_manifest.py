@@ -237,3 +237,11 @@ def test_ship_a_tiny_run_end_to_end(tmp_path: Path) -> None:
     shipped = load_checkpoint(weights / "tiny7.safetensors").model
     assert start.keys() == shipped.keys() and all(bool((start[k] == shipped[k]).all()) for k in start)
     assert json.loads((run2 / "state.json").read_text())["generation"] == 1
+
+
+def test_shipped_command_names_no_machine_path():
+    """The manifest's training command gives the run folder as runs/NAME, not where it was."""
+    from gomoku.train.ship import recorded_command
+    got = recorded_command("gomoku train train --board 6 --run /home/me/r6 --win 4", "6x6k4")
+    assert got == "gomoku train --board 6 --run runs/6x6k4 --win 4"
+    assert recorded_command("gomoku train --board 8 --run=/tmp/x", "n8") == "gomoku train --board 8 --run=runs/n8"

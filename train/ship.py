@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -82,11 +83,32 @@ def hardware() -> str:
     return text
 
 
-def recorded_command(text: str) -> str:
-    """The training command as the run recorded it. Runs made before the recording was fixed
-    wrote the subcommand twice ('gomoku train train --board ...'); the manifest says it once."""
+def recorded_command(text: str, name: str) -> str:
+    """The training command as the run recorded it, with its run folder given as runs/NAME:
+    the folder it was trained in is a path of one machine, which has no place in a shipped
+    manifest. Runs made before the recording was fixed wrote the subcommand twice
+    ('gomoku train train --board ...'); the manifest says it once."""
     doubled = "gomoku train train "
-    return "gomoku train " + text[len(doubled):] if text.startswith(doubled) else text
+    if text.startswith(doubled):
+        text = "gomoku train " + text[len(doubled):]
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        return text
+    out: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            out.append(f"runs/{name}")
+            skip = False
+        elif word == "--run":
+            out.append(word)
+            skip = True
+        elif word.startswith("--run="):
+            out.append(f"--run=runs/{name}")
+        else:
+            out.append(word)
+    return " ".join(shlex.quote(w) for w in out)
 
 
 def _run_files(run: Path) -> tuple[RunConfig, RunState, dict[str, Any], Path, Path]:
@@ -150,7 +172,7 @@ def ship_run(run_dir: str | os.PathLike, name: str, folder: str | os.PathLike,
                       meta={k: v for k, v in ck.meta.items() if k not in RUN_ONLY_META})
     net_bytes, ck_bytes = net_src.read_bytes(), encode(slim)
     training: dict[str, Any] = {
-        "command": recorded_command(cfg.command),
+        "command": recorded_command(cfg.command, name),
         "generations": state.generation,
         "best_generation": state.best,
         "games": int(record.get("games_total", 0)),
