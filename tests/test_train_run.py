@@ -124,3 +124,52 @@ def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.M
     lines = [ln for ln in bad.stderr.splitlines() if ln.strip()]
     assert bad.returncode != 0 and "Traceback" not in bad.stderr, bad.stderr[-2000:]
     assert str(shard) in lines[-1] and "corrupt replay shard" in lines[-1]
+
+
+def _children(pid: int) -> list[int]:
+    """Live processes whose parent is `pid` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("how", ["term", "kill"])
+def test_stopping_the_driver_takes_its_workers_along(tmp_path: Path, how: str) -> None:
+    """SIGTERM stops a run as Ctrl-C does (exit 130, state saved, resumable); after SIGKILL the
+    worker processes notice their parent is gone and end instead of waiting forever."""
+    args = [a if a != "1" or i == 0 or ARGS[i - 1] != "--workers" else "2" for i, a in enumerate(ARGS)]
+    assert args[args.index("--workers") + 1] == "2"
+    run = tmp_path / "run"
+    proc = subprocess.Popen([GOMOKU, *args, "--run", str(run)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, env=_env(), start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not (run / "replay").is_dir() or not list((run / "replay").glob("*.npz")):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0].decode()[-2000:]
+        time.sleep(0.05)
+    workers = _children(proc.pid)
+    assert workers, "the run should have worker processes"
+    proc.send_signal(signal.SIGTERM if how == "term" else signal.SIGKILL)
+    out = proc.communicate(timeout=60)[0].decode()
+    if how == "term":
+        assert proc.returncode == 130 and "interrupted" in out, out[-2000:]
+        assert json.loads((run / "state.json").read_text())["generation"] >= 0
+    deadline = time.monotonic() + 15
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [w for w in workers if _alive(w)], f"workers left running after {how}"

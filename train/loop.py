@@ -18,6 +18,8 @@ import math
 import os
 import platform
 import shutil
+import signal
+import threading
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -148,6 +150,7 @@ class TrainingRun:
     def run(self) -> int:
         pool = WorkerPool(self.cfg.worker_count())
         self.view.start(self)
+        previous = _stop_on_signals()
         try:
             while True:
                 why = self.budget_left()
@@ -173,6 +176,7 @@ class TrainingRun:
         finally:
             pool.close()
             self.view.stop()
+            _restore_signals(previous)
 
     # -- self-play --------------------------------------------------------------------------------
     def source(self, g: int) -> str:
@@ -360,3 +364,22 @@ class TrainingRun:
         st.pending = {}
         self._save_state()
         self.view.generation_done(record)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_signals() -> dict[int, Any]:
+    """SIGTERM (kill, a scheduler's stop) and SIGINT stop a run the way Ctrl-C does: the state
+    is saved and the workers go with the driver. A shell starts background jobs with SIGINT
+    ignored, and Python's default for SIGTERM ends the process without cleanup, so both are set
+    here (from the main thread only; elsewhere signals cannot be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _restore_signals(previous: dict[int, Any]) -> None:
+    for sig, handler in previous.items():
+        signal.signal(sig, handler if handler is not None else signal.SIG_DFL)

@@ -76,6 +76,23 @@ def _init_worker(queue: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the driver's to handle
     global _PROGRESS
     _PROGRESS = queue
+    _exit_with_parent(os.getppid())
+
+
+def _exit_with_parent(parent: int, every: float = 1.0) -> None:
+    """A driver killed with SIGKILL (or SIGTERM from a shell that ignores it) leaves its pool's
+    processes waiting on their queue forever, each holding a net and spinning a little; a
+    daemon thread ends the worker once its parent is gone."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 class WorkerPool:
