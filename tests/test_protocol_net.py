@@ -63,3 +63,37 @@ def test_a_bad_net_is_refused_before_the_protocol_starts(tmp_path):
     bare = uniform_net(str(tmp_path / "bare.onnx"), meta_override={})
     p = subprocess.run([GOMOKU, "brain", "--net", bare], input="", capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "not a gomoku net" in p.stderr and p.stdout == ""
+
+
+PBRAIN = str(Path(sys.executable).parent / "pbrain-gomoku")
+
+
+def _wait_in_log(log: Path, text: str, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while text not in (log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline, f"{text!r} not in the brain's log within {seconds:.0f} s"
+        time.sleep(0.02)
+
+
+def test_pbrain_with_a_net_plays_the_net_and_refuses_a_bad_one_in_one_line(net8, tmp_path):
+    log = tmp_path / "brain.log"
+    with Brain(turn_ms=400, args=[PBRAIN, f"--net={net8}"], env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
+        b.send("START 8")
+        assert b.line() == "OK"
+        _wait_in_log(log, "engine ready after")
+        b.send("BEGIN")
+        b.move(size=(8, 8))
+        b.end()
+    assert "net loaded" in log.read_text() and "cnn16-16" in log.read_text()
+    bare = uniform_net(str(tmp_path / "bare.onnx"), meta_override={})
+    cases = [([bare], "not a gomoku net"), ([str(tmp_path / "missing.onnx")], "net file not found"),
+             ([], "--net needs a file"), ([net8, "--log"], "unknown argument '--log' after --net FILE")]
+    for rest, said in cases:
+        p = subprocess.run([PBRAIN, "--net", *rest], input="START 8\n", capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2 and p.stdout == "", (rest, p)
+        assert said in p.stderr and len(p.stderr.strip().splitlines()) == 1, (rest, p.stderr)
+        assert p.stderr.startswith("pbrain-gomoku: ")
+    # the same message as `gomoku brain --net` gives
+    p = subprocess.run([GOMOKU, "brain", "--net", bare], input="", capture_output=True, text=True, timeout=60)
+    q = subprocess.run([PBRAIN, "--net", bare], input="", capture_output=True, text=True, timeout=60)
+    assert q.stderr.strip()[len("pbrain-gomoku: "):] in p.stderr
