@@ -8,6 +8,7 @@ external brain over a pipe.
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from typing import TYPE_CHECKING, Mapping, Optional
@@ -172,6 +173,24 @@ class Thinker:
                 self._searcher.release()
 
 
+def clamp_threads(threads: int) -> int:
+    """A thread count a caller asked for, within 1..the cores this process may use."""
+    from .net.evaluator import usable_cores
+    return max(1, min(int(threads), usable_cores()))
+
+
+def _spent(limit: Limit, seconds: float) -> Limit:
+    """`limit` for a search that starts `seconds` after the move began: the brain's per-move
+    times (`turn_time`, `hard_time`) count from the start of the move, so work done before
+    the search comes off them."""
+    changes = {}
+    for key in ("turn_time", "hard_time"):
+        value = getattr(limit, key)
+        if value is not None and value > 0:
+            changes[key] = max(0.001, value - seconds)
+    return dataclasses.replace(limit, **changes) if changes else limit
+
+
 def time_budget(limit: Limit) -> Optional[float]:
     """Seconds a search may use under `limit` (None: no clock, only nodes or depth), for
     searchers that take a duration (engine.mcts): timeman's soft deadline, 0 for instant."""
@@ -264,9 +283,19 @@ class NetThinker:
         from .mcts.player import MCTSPlayer
         from .mcts.search import MCTSConfig
         from .net.evaluator import NetEvaluator
-        self.net = NetEvaluator.load(net_path, threads=threads)
+        self.net = NetEvaluator.load(net_path, threads=clamp_threads(threads))
+        self._threads = self.net.threads  # what the manager asked for last (INFO thread_num)
         self.player = MCTSPlayer(MCTSConfig(playouts=playouts), self.net, name="net")
         self.classical = Thinker()     # the boards the net does not cover keep their TT too
+
+    def set_threads(self, threads: int) -> int:
+        """The net's onnxruntime thread count from the next searched move on (the protocol's
+        `INFO thread_num`), clamped to 1..the usable cores; returns the count kept. Only
+        recorded here: the INFO arrives on the brain's reader thread, possibly while a search
+        evaluates with the current session, so the session is rebuilt by the next move that
+        uses the net, on the thinking thread, and that move's clock pays for it."""
+        self._threads = clamp_threads(threads)
+        return self._threads
 
     def covers(self, board: Board) -> bool:
         from .net.metadata import NetFormatError
@@ -284,6 +313,11 @@ class NetThinker:
             return self.classical.think(board, limit, stop)
         if search_deadlines(limit, 0.0).instant:
             return PlayResult(quick_move(board), {"depth": 0, "nodes": 1})
+        wanted = self._threads
+        if wanted != self.net.threads:
+            t0 = time.perf_counter()
+            self.net.set_threads(wanted)
+            limit = _spent(limit, time.perf_counter() - t0)
         return self.player.play(board, limit, stop=stop)
 
     def forget(self) -> None:

@@ -72,22 +72,63 @@ def _quit(out: ProtocolOutput) -> None:
     os._exit(0)
 
 
+def net_problem(path: str) -> Optional[str]:
+    """Why the net file `path` cannot be the brain's net, in one line, or None when it loads.
+
+    `pbrain-gomoku --net` and `gomoku brain --net` check the file before the protocol starts:
+    a person who names a net wants to hear at once that it is wrong, not to find out from a
+    match that the brain quietly played the classical engine (which is what a net that fails
+    later, in the background loader, falls back to)."""
+    from gomoku.engine.net.evaluator import NetEvaluator
+    from gomoku.engine.net.metadata import NetFormatError
+    try:
+        NetEvaluator.load(path)
+    except NetFormatError as exc:
+        return str(exc)
+    return None
+
+
 USAGE = """\
-usage: pbrain-gomoku [-h | --help | --version | --warmup]
+usage: pbrain-gomoku [-h | --help | --version | --warmup | --net FILE.onnx]
 
 A Piskvork / Gomocup brain: a manager (Piskvork, c-gomoku-cli, GomocupJudge, Yixin-Board)
 starts it and speaks the protocol on stdin/stdout (START 15, BEGIN, TURN x,y, ...; END).
-Environment: GOMOKU_BRAIN_LOG=FILE keeps a log of the session, GOMOKU_TURN_MS=N sets the
-time per move when the manager sends none (default 5000). Same as `gomoku brain`.
+--net FILE.onnx plays with that policy-value net + MCTS on the board sizes and rules it was
+trained for and with the classical engine on the others (INFO thread_num sets the net's
+threads). Environment: GOMOKU_NET=FILE is the same as --net, GOMOKU_BRAIN_LOG=FILE keeps a log
+of the session, GOMOKU_TURN_MS=N sets the time per move when the manager sends none (default
+5000). Same as `gomoku brain`.
 --warmup compiles (or loads) the whole engine into numba's cache and exits."""
+
+
+def _usage_error(text: str) -> None:
+    """One line on stderr and exit status 2: the protocol has not started, so nothing may go
+    to stdout (a manager would read it as the brain's first reply)."""
+    print(f"pbrain-gomoku: {text}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def main(argv: Optional[list[str]] = None) -> None:
     """Console-script entry point. GOMOKU_BRAIN_LOG=path keeps a log of the session.
-    Managers start a brain without arguments; -h/--help and --version answer and exit
-    instead of waiting for protocol input, --warmup fills numba's cache and exits (what a
-    frozen brain's compile child runs), anything else is refused."""
+    Managers start a brain without arguments, or with `--net FILE` (checked here, then served
+    like GOMOKU_NET); -h/--help and --version answer and exit instead of waiting for protocol
+    input, --warmup fills numba's cache and exits (what a frozen brain's compile child runs),
+    anything else is refused."""
     args = sys.argv[1:] if argv is None else argv
+    if args and (args[0] == "--net" or args[0].startswith("--net=")):
+        if args[0] == "--net":
+            path, rest = (args[1], args[2:]) if len(args) > 1 else ("", [])
+        else:
+            path, rest = args[0][len("--net="):], args[1:]
+        if not path:
+            _usage_error("--net needs a file: pbrain-gomoku --net FILE.onnx")
+        if rest:
+            _usage_error(f"unknown argument {rest[0]!r} after --net FILE (see --help)")
+        why = net_problem(path)
+        if why:
+            _usage_error(why)
+        os.environ["GOMOKU_NET"] = path
+        args = []
     if args:
         if args[0] in ("-h", "--help"):
             try:
@@ -103,9 +144,7 @@ def main(argv: Optional[list[str]] = None) -> None:
             from gomoku.protocol.session import _version
             print(f"pbrain-gomoku {_version()}")
             raise SystemExit(0)
-        print(f"pbrain-gomoku: unknown argument {args[0]!r} (managers start it without arguments; "
-              f"see --help)", file=sys.stderr)
-        raise SystemExit(2)
+        _usage_error(f"unknown argument {args[0]!r} (managers start it without arguments; see --help)")
     run(log_path=os.environ.get("GOMOKU_BRAIN_LOG") or None)
 
 

@@ -42,6 +42,9 @@ class EngineLoader:
         # a policy-value net for MCTS (`--net FILE` / GOMOKU_NET); the classical search otherwise
         self.net_path = net if net is not None else (os.environ.get("GOMOKU_NET") or None)
         self.searcher: Any = None              # says which searcher plays a board (ABOUT, MESSAGE)
+        # the net's onnxruntime threads (INFO thread_num); may come before the net is loaded
+        self.threads = 1
+        self._threads_lock = threading.Lock()
         self._thread: Optional[threading.Thread] = None
         self.lock = threading.Lock()           # one think() at a time (warm-up included)
         self._want = 0                         # moves waiting for or holding `lock`
@@ -75,10 +78,13 @@ class EngineLoader:
             self.think = self._thinker.think
             if self.net_path:
                 try:
-                    thinker = agent.NetThinker(self.net_path)
-                    self._thinker = thinker
+                    thinker = agent.NetThinker(self.net_path, threads=self.threads)
+                    with self._threads_lock:     # an INFO thread_num read while the net loaded
+                        thinker.set_threads(self.threads)
+                        self._thinker = thinker
                     self.think, self.searcher = thinker, thinker.searcher
-                    print(f"net loaded: {self.net_path} ({thinker.net.info.summary()})")
+                    print(f"net loaded: {self.net_path} ({thinker.net.info.summary()}; "
+                          f"onnxruntime threads: {thinker.net.threads})")
                 except Exception as exc:  # noqa: BLE001 - a bad net must not cost the classical engine
                     print(f"net not used ({exc}); playing with the classical engine")
             self.quick_move = getattr(agent, "quick_move", None)
@@ -106,6 +112,17 @@ class EngineLoader:
         event.set()
         with self._changed:
             self._changed.notify_all()
+
+    def set_threads(self, threads: int) -> None:
+        """The protocol's `INFO thread_num`: how many threads the net may use. The classical
+        search is single-threaded and ignores it; a net brain passes it to its NetThinker (now,
+        or when the net is loaded), which rebuilds the net's session before its next search."""
+        with self._threads_lock:
+            self.threads = threads
+            setter = getattr(self._thinker, "set_threads", None)
+            if setter is not None:
+                kept = setter(threads)
+                print(f"net threads: {kept} (asked for {threads}), from the next searched move")
 
     def forget(self) -> None:
         """Drop what the search learnt (its TT, kept from one move to the next); nothing to do

@@ -147,6 +147,11 @@ class Session:
                 self.rule = rule_from_piskvork(num if num is not None else -1)
             except ValueError:
                 print(f"ignored INFO rule {value!r}")
+        elif key == "thread_num":
+            if num is None or num < 1:
+                print(f"ignored INFO thread_num {value!r}")
+            else:
+                self.loader.set_threads(num)
         elif key == "max_depth":
             self.max_depth = num if num and num > 0 else None
         elif key == "max_node":

@@ -184,3 +184,19 @@ def test_the_player_plays_the_solvers_forced_win_at_its_coordinates():
     player = MCTSPlayer(MCTSConfig.pure(50), None, use_solver=True)
     r = player.play(b, Limit(playouts=50))
     assert r.move == (5, 7) and r.info.get("proof") == "vcf"
+
+
+def test_the_warm_up_searches_small_trees_only(monkeypatch):
+    """The brain runs the warm-up in its own process, where a tree's memory stays with the
+    allocator once freed: default-sized trees there cost the brain 75-115 MB of its 350."""
+    from gomoku.engine.mcts import search
+    made = []
+    real = T.new_forest
+
+    def recording(width, height, players, trees, nodes_per_tree, seed=1):
+        made.append(trees * nodes_per_tree * T.node_bytes(players))
+        return real(width, height, players, trees, nodes_per_tree, seed)
+
+    monkeypatch.setattr(T, "new_forest", recording)
+    search.warm_up()
+    assert len(made) == 4 and max(made) <= search.WARM_TREE_BYTES

@@ -22,14 +22,11 @@ def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[st
         why = check_writable(log_path)
         if why:
             raise click.BadParameter(why, param_hint="--log")
-    from gomoku.protocol.brain import run
+    from gomoku.protocol.brain import net_problem, run
     if net_path is not None:
-        from gomoku.engine.net.evaluator import NetEvaluator
-        from gomoku.engine.net.metadata import NetFormatError
-        try:
-            NetEvaluator.load(net_path)
-        except NetFormatError as exc:
-            raise click.UsageError(str(exc)) from None
+        why = net_problem(net_path)
+        if why:
+            raise click.UsageError(why)
         os.environ["GOMOKU_NET"] = net_path
     if turn_ms is not None:
         os.environ["GOMOKU_TURN_MS"] = str(turn_ms)

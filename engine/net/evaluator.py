@@ -45,8 +45,22 @@ def default_providers() -> list[str]:
     return providers
 
 
+def usable_cores() -> int:
+    """CPU cores this process may run on (its affinity mask where the system has one): the
+    ceiling for a thread count a manager asks for, since intra-op threads beyond the cores
+    only take turns on them and slow each evaluation down."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):     # Windows and macOS have no affinity call
+        return max(1, os.cpu_count() or 1)
+
+
 def open_session(path: str | os.PathLike, threads: int = 1, providers: Optional[Sequence[str]] = None):
-    """An onnxruntime InferenceSession, or NetFormatError with one line when the file is unusable."""
+    """An onnxruntime InferenceSession, or NetFormatError with one line when the file is unusable.
+
+    With more than one intra-op thread the pool's threads sleep between runs instead of
+    spinning: the tree search works between net calls, and spinning threads would take the
+    CPU from it (and, in a match on shared cores, from the opponent)."""
     import onnxruntime as ort
     ort.set_default_logger_severity(4 if os.environ.get("GOMOKU_ORT_LOG") is None else 2)
     p = Path(path)
@@ -55,6 +69,8 @@ def open_session(path: str | os.PathLike, threads: int = 1, providers: Optional[
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = max(1, int(threads))
     opts.inter_op_num_threads = 1
+    if threads > 1:
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     opts.log_severity_level = 4 if os.environ.get("GOMOKU_ORT_LOG") is None else 2
     if providers is None:
         providers = default_providers()
@@ -71,16 +87,20 @@ class NetEvaluator:
 
     A NetEvaluator belongs to the player (or self-play worker) that created it."""
 
-    def __init__(self, session, info: NetInfo, path: str):
+    def __init__(self, session, info: NetInfo, path: str, threads: int = 1,
+                 providers: Optional[Sequence[str]] = None):
         self.session = session
         self.info = info
         self.path = path
+        self.threads = threads  # intra-op threads the session was made with
+        self.providers = None if providers is None else list(providers)
         self.evals = 0          # positions evaluated, for nps-like figures
         self.calls = 0
 
     @classmethod
     def load(cls, path: str | os.PathLike, threads: int = 1,
              providers: Optional[Sequence[str]] = None) -> "NetEvaluator":
+        threads = max(1, int(threads))
         sess = open_session(path, threads, providers)
         meta = dict(sess.get_modelmeta().custom_metadata_map)
         info = NetInfo.from_metadata(meta, source=str(path))
@@ -89,7 +109,20 @@ class NetEvaluator:
         if inputs != [INPUT_NAME] or sorted(outputs) != sorted(OUTPUT_NAMES):
             raise NetFormatError(f"{path}: expects input 'planes' and outputs 'policy', 'value' "
                                  f"(has {inputs} -> {outputs})")
-        return cls(sess, info, str(path))
+        return cls(sess, info, str(path), threads, providers)
+
+    def set_threads(self, threads: int) -> bool:
+        """Run on `threads` intra-op threads from the next evaluation on; True when the session
+        was rebuilt. onnxruntime fixes a session's thread pool when it is created, so a new
+        count means a new session of the same file (milliseconds for the nets played on a
+        CPU). Call it between evaluations, from the thread that evaluates: a run in progress
+        would go on with the old session, but nothing else guards the swap."""
+        threads = max(1, int(threads))
+        if threads == self.threads:
+            return False
+        self.session = open_session(self.path, threads, self.providers)
+        self.threads = threads
+        return True
 
     @property
     def provider(self) -> str:
