@@ -7,8 +7,8 @@ name opponents the same way::
     classical[:LEVEL]                     the alpha-beta engine at a level
     classical:depth=N | classical:nodes=N [,level=L]
     classical:tables=FILE                 ... with the evaluation tables of FILE (`gomoku tune --out`)
-    pure-mcts:N | pure-mcts:playouts=N[,c_puct=C]      rollout MCTS        (later issue)
-    PATH.onnx[:playouts=N,c_puct=C,...]                neural MCTS         (later issue)
+    pure-mcts:N | pure-mcts:playouts=N[,c_puct=C]      rollout MCTS
+    PATH.onnx[:playouts=N,c_puct=C,...]                neural MCTS
     brain:COMMAND                         an external Piskvork brain (COMMAND is split like a shell)
 
 Options every in-process kind accepts after the colon, comma separated: `name=TEXT`,
