@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gomoku.engine.limits import Limit, PlayResult
-from gomoku.engine.match.nplayer import NGameSettings, play_ngame, seatings
+from gomoku.engine.match.nplayer import NGameSettings, NMatch, play_ngame, seatings
 from gomoku.engine.mcts.nboard import NBoard, NBoardError
 from netfiles import uniform_net
 
@@ -153,3 +153,22 @@ def test_mcts_player_plays_three_seats_without_the_two_player_solver():
     p.new_game(8, 8, b.rule)
     res = p.play(b, Limit(playouts=200))
     assert res.move == (3, 0) and "proof" not in res.info
+
+
+def test_each_cycle_starts_from_its_opening_and_a_game_ending_opening_is_refused():
+    s = NGameSettings(width=6, players=3, win_length=4)
+    openings = [((2, 2), (3, 3), (2, 3)), ((1, 1), (4, 4), (1, 4))]
+    m = NMatch("random:seed=1", "random:seed=2", s, 12, seed=4, openings=openings)
+    summary = m.run()
+    m.close()
+    for r in summary.results:
+        assert r.opening == 3 and tuple(r.moves[:3]) == openings[r.index // 6]
+        # the opening's stones are the seats' in turn order: seat 1 moves next, as on an empty board
+        assert len(r.times) == len(r.moves) - 3
+        assert r.to_json()["opening"] == 3
+    assert len({tuple(r.sides) for r in summary.results[:6]}) == 6     # every seating meets each opening
+    with pytest.raises(NBoardError, match="taken"):
+        NMatch("random", "random", s, 6, openings=[((0, 0), (0, 0))])
+    four = ((0, 0), (5, 5), (4, 5), (0, 1), (5, 4), (4, 4), (0, 2), (5, 3), (4, 3), (0, 3))
+    with pytest.raises(NBoardError, match="ends the game"):
+        NMatch("random", "random", s, 6, openings=[four])

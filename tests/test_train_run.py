@@ -60,6 +60,7 @@ def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.M
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     state = json.loads((run / "state.json").read_text())
     assert state["generation"] == GENS and state["phase"] == "selfplay", (state, done.stdout[-2000:])
+    assert "batches to beat N playouts (optimiser steps; 2 players, beaten when score >= 0.7):" in done.stdout
     # shards from before the kill were kept as they were, not played again
     after = {p.name: p.stat().st_mtime_ns for p in (run / "replay").glob("*.npz")}
     assert all(after[name] == mtime for name, mtime in before.items()), (before, after)
@@ -95,7 +96,7 @@ def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.M
     plot = subprocess.run([GOMOKU, "plot", str(run)], capture_output=True, text=True, env=_env(), timeout=120)
     assert plot.returncode == 0, plot.stderr
     pngs = sorted(p.name for p in (run / "plots").glob("*.png"))
-    assert pngs == ["entropy.png", "evaluation.png", "loss.png", "lr.png", "selfplay.png"]
+    assert pngs == ["entropy.png", "evaluation.png", "ladder.png", "loss.png", "lr.png", "selfplay.png"]
     assert all((run / "plots" / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
 
     # 5. the brain loads the best net and plays legal games through the referee

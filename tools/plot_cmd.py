@@ -7,8 +7,21 @@ import click
 @click.command()
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
 @click.option("--out", default=None, help="Folder for the PNGs (default RUN/plots).")
-def plot(run: str, out: str | None) -> None:
-    """Write loss, entropy, learning-rate, evaluation and self-play plots of RUN as PNGs."""
+@click.option("--table", is_flag=True,
+              help="Print the ladder (optimiser step and generation at which each rung fell) instead of plotting.")
+def plot(run: str, out: str | None, table: bool) -> None:
+    """Write loss, entropy, learning-rate, evaluation, ladder and self-play plots of RUN as PNGs."""
+    if table:
+        from pathlib import Path
+
+        from gomoku.train.metrics import ladder_table, read_metrics
+        src = Path(run) / "metrics.jsonl"
+        lines = ladder_table(read_metrics(src))
+        if not lines:
+            raise click.ClickException(f"{src}: no generation has played the ladder yet")
+        for line in lines:
+            click.echo(line)
+        return
     try:
         from gomoku.train.plot import PlotError, plot_run
     except ImportError as exc:

@@ -61,15 +61,19 @@ def _command_line() -> str:
 @click.option("--batch", "batch_size", type=click.IntRange(1), default=512)
 @click.option("--updates", "updates_per_gen", type=click.IntRange(1), default=20, help="Training updates per generation.")
 @click.option("--window", type=click.IntRange(1), default=50_000, help="Positions in the replay window.")
-@click.option("--eval-games", type=click.IntRange(0), default=20, help="Gating games against the best net (0: always replace).")
+@click.option("--eval-games", type=click.IntRange(0), default=20,
+              help="Gating games against the best net (0: always replace; 3-4 players: whole cycles of 2 x players).")
 @click.option("--eval-playouts", type=click.IntRange(2), default=200)
 @click.option("--gate", type=click.FloatRange(0.0, 1.0), default=0.55, help="Score to replace the best net (0: always).")
-@click.option("--ladder-games", type=click.IntRange(0), default=10, help="Games against pure MCTS per generation.")
+@click.option("--ladder-games", type=click.IntRange(0), default=10,
+              help="Games against pure MCTS per generation (3-4 players: rounded up to whole cycles of 2 x players).")
 @click.option("--classical-games", type=click.IntRange(0), default=10,
               help="Games against the classical engine's next level (1..5) per generation.")
 @click.option("--ladder-start", type=click.IntRange(1), default=1000)
 @click.option("--dynamic-playouts", type=click.IntRange(0), default=0,
               help="Raise self-play playouts by this when the ladder stalls (as the three-player paper does).")
+@click.option("--stall-generations", type=click.IntRange(1), default=5,
+              help="Generations without a new ladder rung before --dynamic-playouts raises the playouts.")
 @click.option("--workers", type=click.IntRange(0), default=0, help="Self-play processes (0: one per core).")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu")
 @click.option("--init", "init", type=click.Path(exists=True, dir_okay=False), default=None,

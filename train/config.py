@@ -58,13 +58,14 @@ class RunConfig:
     kl_target: float = 0.02
     window: int = 50_000                # positions in the sliding window
     # evaluation
-    eval_games: int = 20
+    eval_games: int = 20                # 3-4 players: rounded up to whole cycles of 2 x players games
     eval_playouts: int = 200
     gate: float = 0.55                  # 0: always replace
     ladder_start: int = 1000
     ladder_step: int = 1000
     ladder_games: int = 10
-    ladder_win: float = 0.7
+    ladder_win: float = 0.7             # 2 players: score that beats a rung (draws count half)
+    ladder_share: float = 0.5           # 3-4 players: share of the points to exceed (seed 004: A's > B's)
     classical_games: int = 10           # games against the classical engine's current level (0: none)
     # machine
     workers: int = 0                    # 0: one per core
@@ -104,7 +105,7 @@ class RunState:
     ladder: int = 0                     # pure-MCTS playouts the net is trying to beat next
     ladder_since: int = 0               # generation at which `ladder` was last raised
     classical_level: int = 1            # classical engine level the net is trying to beat next
-    beaten: dict[str, int] = field(default_factory=dict)   # opponent -> optimiser steps when beaten
+    beaten: dict[str, int] = field(default_factory=dict)   # opponent -> optimiser steps when first beaten
     pending: dict[str, Any] = field(default_factory=dict)  # this generation's phase figures so far
 
     def save(self, run: Path) -> None:

@@ -31,10 +31,11 @@ from .atomic import clean_temporaries, write_with
 from .bootstrap import classical_supported
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import RunConfig, RunError, RunState, check_same_run
-from .evaluate import can_evaluate, net_spec, play_match, pure_spec
+from .evaluate import (MatchOutcome, NMatchOutcome, beats, evaluation_blocker, net_spec, nplayer_games, play_match,
+                       play_nmatch, pure_spec)
 from .export import export_model, info_for
 from .games import TrainingGame
-from .metrics import put_record
+from .metrics import ladder_table, put_record, read_metrics
 from .models import build_model, parameter_count
 from .replay import ReplayStore, shard_name
 from .trainer import Trainer, TrainSettings
@@ -156,6 +157,9 @@ class TrainingRun:
                 why = self.budget_left()
                 if why is not None:
                     self.view.log(f"stopped: {why}; the same command continues the run")
+                    self.view.stop()           # the table stays on the screen below the panel
+                    for line in ladder_table(read_metrics(self.dir / "metrics.jsonl")):
+                        self.view.log(line)
                     return 0
                 g = self.state.generation + 1
                 if self.state.phase == "selfplay":
@@ -301,6 +305,20 @@ class TrainingRun:
         self.state.pending["train"] = stats
 
     # -- evaluation -------------------------------------------------------------------------------
+    def _match(self, g: int, phase: str, detail: str, a: str, b: str, games: int, seed: int,
+               openings: bool) -> MatchOutcome | NMatchOutcome:
+        """A match of spec `a` (a net) against `b` through the runner for the run's players:
+        the arena for two (always from random openings), seed 004's protocol for more."""
+        c = self.cfg
+        if c.players == 2:
+            self.view.phase(g, phase, f"{detail}, {games} games", games, 0)
+            return play_match(a, b, c.width, c.height, c.rule, c.win_length, games, seed, c.worker_count(),
+                              lambda d, n: self.view.progress(d))
+        total = nplayer_games(games, c.players)
+        self.view.phase(g, phase, f"{detail}, {total} games of {c.players} seats", total, 0)
+        return play_nmatch(a, b, c.width, c.height, c.rule, c.win_length, c.players, total, seed, c.worker_count(),
+                           with_openings=openings, on_game=lambda d, n: self.view.progress(d))
+
     def evaluate(self, g: int) -> None:
         c = self.cfg
         st = self.state
@@ -309,28 +327,30 @@ class TrainingRun:
                                   "positions_total": st.positions}
         record.update({k: v for k, v in st.pending.items() if k != "plan"})
         accepted = True
-        workers = c.worker_count()
-        if not can_evaluate(c.win_length, c.players):
-            record["gating"] = {"skipped": f"the referee judges 2-player games, not {c.players} players; "
-                                          "always replace"}
+        blocked = evaluation_blocker(c.width, c.height, c.rule, c.win_length, c.players)
+        if blocked is not None:
+            record["gating"] = {"skipped": f"{blocked}; always replace"}
         elif c.eval_games > 0 and c.gate > 0:
-            self.view.phase(g, "gating", f"{_gen(g)} vs best {_gen(st.best)}, {c.eval_games} games", c.eval_games, 0)
-            out = play_match(net_spec(str(self.net(g)), c.eval_playouts, _gen(g)),
-                             net_spec(str(self.net(st.best)), c.eval_playouts, f"best-{_gen(st.best)}"),
-                             c.width, c.height, c.rule, c.win_length, c.eval_games, c.seed * 7919 + g, workers,
-                             lambda d, n: self.view.progress(d))
+            out = self._match(g, "gating", f"{_gen(g)} vs best {_gen(st.best)}",
+                              net_spec(str(self.net(g)), c.eval_playouts, _gen(g)),
+                              net_spec(str(self.net(st.best)), c.eval_playouts, f"best-{_gen(st.best)}"),
+                              c.eval_games, c.seed * 7919 + g, openings=True)
             accepted = out.score >= c.gate
-            record["gating"] = {**out.to_json(), "against": st.best, "accepted": accepted}
+            record["gating"] = {**out.to_json(), "against": st.best, "accepted": accepted,
+                                "accept_if": f"score >= {c.gate:g}"}
         else:
             record["gating"] = {"accepted": True, "always_replace": True}
         best = g if accepted else st.best
-        if can_evaluate(c.win_length, c.players) and c.ladder_games > 0:
-            self.view.phase(g, "ladder", f"best {_gen(best)} vs pure MCTS {st.ladder}", c.ladder_games, 0)
-            out = play_match(net_spec(str(self.net(best)), c.eval_playouts, _gen(best)), pure_spec(st.ladder),
-                             c.width, c.height, c.rule, c.win_length, c.ladder_games, c.seed * 104729 + g, workers,
-                             lambda d, n: self.view.progress(d))
-            beat = out.score >= c.ladder_win
-            record["ladder"] = {**out.to_json(), "net": best, "playouts": st.ladder, "beaten": beat}
+        if blocked is None and c.ladder_games > 0:
+            out = self._match(g, "ladder", f"best {_gen(best)} vs pure MCTS {st.ladder}",
+                              net_spec(str(self.net(best)), c.eval_playouts, _gen(best)), pure_spec(st.ladder),
+                              c.ladder_games, c.seed * 104729 + g, openings=False)
+            if c.players == 2:
+                beat, rule = out.score >= c.ladder_win, f"score >= {c.ladder_win:g}"
+            else:       # seed 004: the net beats the rung when it out-scores it over every seating
+                beat, rule = beats(out.score, c.ladder_share), f"score > {c.ladder_share:g}"
+            record["ladder"] = {**out.to_json(), "net": best, "playouts": st.ladder, "beaten": beat,
+                                "beat_if": rule}
             if beat:
                 st.beaten[pure_spec(st.ladder)] = st.step
                 st.ladder += c.ladder_step
@@ -338,12 +358,12 @@ class TrainingRun:
         if classical_supported(c.win_length, c.players, c.width, c.height) and c.classical_games > 0 \
                 and st.classical_level <= 5:
             level = st.classical_level
-            self.view.phase(g, "classical", f"best {_gen(best)} vs classical level {level}", c.classical_games, 0)
-            out = play_match(net_spec(str(self.net(best)), c.eval_playouts, _gen(best)), f"classical:{level}",
-                             c.width, c.height, c.rule, c.win_length, c.classical_games, c.seed * 15485863 + g,
-                             workers, lambda d, n: self.view.progress(d))
+            out = self._match(g, "classical", f"best {_gen(best)} vs classical level {level}",
+                              net_spec(str(self.net(best)), c.eval_playouts, _gen(best)), f"classical:{level}",
+                              c.classical_games, c.seed * 15485863 + g, openings=True)
             beat = out.score >= c.ladder_win
-            record["classical"] = {**out.to_json(), "net": best, "level": level, "beaten": beat}
+            record["classical"] = {**out.to_json(), "net": best, "level": level, "beaten": beat,
+                                   "beat_if": f"score >= {c.ladder_win:g}"}
             if beat:
                 st.beaten[f"classical:{level}"] = st.step
                 st.classical_level += 1

@@ -37,3 +37,43 @@ def put_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
     kept.append(record)
     kept.sort(key=lambda r: r.get("generation", 0))
     write_bytes(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept).encode())
+
+
+def ladder_table(records: list[dict[str, Any]]) -> list[str]:
+    """Seed 004's "batches to beat N playouts" as lines for people: for each pure-MCTS rung and
+    classical level the run has played, the optimiser step and generation of the first
+    generation that beat it, or how long it has held. Empty when no rung was played."""
+    rungs: dict[tuple[str, int], dict[str, Any]] = {}
+    for r in records:
+        for key, label in (("ladder", "playouts"), ("classical", "level")):
+            ev = r.get(key)
+            if not isinstance(ev, dict) or label not in ev:
+                continue
+            row = rungs.setdefault((key, int(ev[label])), {"tries": 0, "beaten": None, "last": None})
+            if row["beaten"] is None:
+                row["tries"] += 1
+                row["last"] = (r, ev)
+                if ev.get("beaten"):
+                    row["beaten"] = (r, ev)
+    if not rungs:
+        return []
+    first: dict[str, Any] = next((ev for key in ("ladder", "classical") for r in records
+                                  if isinstance(ev := r.get(key), dict) and "score" in ev), {})
+    players = first.get("players", 2)
+    head = (f"batches to beat N playouts (optimiser steps; {players} players, "
+            + ("seed 004's seatings, win 3 / draw 1 / loss 0, " if players > 2 else "")
+            + f"beaten when {first.get('beat_if', 'the score reaches the threshold')}):")
+    lines = [head]
+    for (key, n), row in sorted(rungs.items(), key=lambda kv: (kv[0][0] != "ladder", kv[0][1])):
+        name = f"pure MCTS {n} playouts" if key == "ladder" else f"classical level {n}"
+        r, ev = row["beaten"] or row["last"]
+        pts = ev.get("totals")
+        games = ev.get("games", ev.get("wins", 0) + ev.get("losses", 0) + ev.get("draws", 0))
+        result = (f"score {ev.get('score', 0):.3f}" + (f", points {pts['A']}-{pts['B']}" if isinstance(pts, dict) else "")
+                  + f" in {games} games")
+        if row["beaten"] is not None:
+            lines.append(f"  {name:<24} beaten at step {r.get('step')} (generation {r['generation']}): {result}")
+        else:
+            lines.append(f"  {name:<24} not beaten in {row['tries']} generation{'s' if row['tries'] != 1 else ''} "
+                         f"(last: generation {r['generation']}, step {r.get('step')}, {result})")
+    return lines

@@ -1,5 +1,8 @@
 """`gomoku plot RUN`: PNGs of a run's metrics.jsonl (losses, entropy, learning rate, evaluation,
-self-play), each written atomically next to the others in RUN/plots."""
+the ladder, self-play), each written atomically next to the others in RUN/plots.
+
+Two- and n-player runs share the figures: an n-player match's `score` is the net's share of
+seed 004's points, the two-player score's counterpart."""
 from __future__ import annotations
 
 import os
@@ -39,11 +42,11 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
     folder = Path(out) if out else Path(run) / "plots"
     written: list[str] = []
 
-    def figure(name: str, title: str, draw: Callable[[Any], None]) -> None:
+    def figure(name: str, title: str, draw: Callable[[Any], None], xlabel: str = "generation") -> None:
         fig, ax = plt.subplots(figsize=(7, 4))
         draw(ax)
         ax.set_title(title)
-        ax.set_xlabel("generation")
+        ax.set_xlabel(xlabel)
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend()
@@ -67,15 +70,34 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
         ax.plot(*_series(recs, "train", "lr"), marker=".", label="learning rate")
         ax.set_yscale("log")
 
+    players = next((r["ladder"].get("players", 2) for r in recs if isinstance(r.get("ladder"), dict)), 2)
+    share = " (share of points)" if players > 2 else ""
+
     def evaluation(ax: Any) -> None:
-        ax.plot(*_series(recs, "gating", "score"), marker="o", label="score vs best")
-        ax.plot(*_series(recs, "ladder", "score"), marker="s", label="score vs pure MCTS rung")
+        ax.plot(*_series(recs, "gating", "score"), marker="o", label=f"score vs best{share}")
+        ax.plot(*_series(recs, "ladder", "score"), marker="s", label=f"score vs pure MCTS rung{share}")
         ax.plot(*_series(recs, "classical", "score"), marker="^", label="score vs classical level")
         xs, ys = _series(recs, "ladder", "playouts")
         ax2 = ax.twinx()
         ax2.step(xs, ys, where="post", color="tab:gray", label="pure MCTS playouts")
         ax2.set_ylabel("pure MCTS playouts")
         ax.set_ylim(-0.05, 1.05)
+
+    def ladder(ax: Any) -> None:
+        """Seed 004's "batches to beat N playouts": each rung at the optimiser step that beat it,
+        and the self-play playouts (which --dynamic-playouts raises) over the same steps."""
+        beaten = [(int(r["step"]), int(r["ladder"]["playouts"]), int(r["generation"])) for r in recs
+                  if isinstance(r.get("ladder"), dict) and r["ladder"].get("beaten") and "step" in r]
+        if beaten:
+            ax.plot([b[0] for b in beaten], [b[1] for b in beaten], marker="o", label="pure MCTS playouts beaten")
+            for step, n, gen in beaten:
+                ax.annotate(f"gen {gen}", (step, n), textcoords="offset points", xytext=(4, -10), fontsize=7)
+        played = [(int(r["step"]), r["selfplay"]["playouts"]) for r in recs if "step" in r
+                  and isinstance(r.get("selfplay"), dict) and isinstance(r["selfplay"].get("playouts"), int)]
+        if played:
+            ax.step([p[0] for p in played], [p[1] for p in played], where="post", color="tab:gray",
+                    label="self-play playouts")
+        ax.set_ylabel("playouts")
 
     def selfplay(ax: Any) -> None:
         xs, ys = _series(recs, "selfplay", "moves")
@@ -89,5 +111,6 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
     figure("entropy.png", "policy entropy and KL per update", entropy)
     figure("lr.png", "learning rate (KL-adapted)", lr)
     figure("evaluation.png", "evaluation", evaluation)
+    figure("ladder.png", f"batches to beat N playouts ({players} players)", ladder, xlabel="optimiser step")
     figure("selfplay.png", "self-play games", selfplay)
     return written

@@ -63,11 +63,11 @@ def summary_line(r: dict[str, Any]) -> str:
                      f"lr x{tr.get('lr_mult', 1):.2f}, step {r.get('step')}")
     gt = r.get("gating") or {}
     if "score" in gt:
-        parts.append(f"vs best gen {gt['against']}: {gt['wins']}-{gt['losses']}-{gt['draws']} "
+        parts.append(f"vs best gen {gt['against']}: {gt['wins']}-{gt['losses']}-{gt['draws']}{_points(gt)} "
                      f"{'accepted' if gt['accepted'] else 'rejected'}")
     ld = r.get("ladder") or {}
     if ld:
-        parts.append(f"vs pure-mcts {ld['playouts']}: {ld['wins']}-{ld['losses']}-{ld['draws']}"
+        parts.append(f"vs pure-mcts {ld['playouts']}: {ld['wins']}-{ld['losses']}-{ld['draws']}{_points(ld)}"
                      + (" beaten" if ld.get("beaten") else ""))
     cl = r.get("classical") or {}
     if cl:
@@ -75,6 +75,12 @@ def summary_line(r: dict[str, Any]) -> str:
                      + (" beaten" if cl.get("beaten") else ""))
     parts.append(f"best gen {r.get('best')}")
     return " ".join(parts[:1]) + " " + "; ".join(parts[1:])
+
+
+def _points(rec: dict[str, Any]) -> str:
+    """', points A-B' for an n-player match record (seed 004's win 3 / draw 1 / loss 0), else ''."""
+    t = rec.get("totals")
+    return f", points {t['A']}-{t['B']}" if isinstance(t, dict) else ""
 
 
 class RichView(View):

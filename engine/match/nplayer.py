@@ -7,6 +7,12 @@ so both players sit in every seat equally often, alone and doubled. Each game is
 player, as a game between two sides: the side whose seat makes the row gets 3, the other 0,
 both 1 on a draw (a full board). The report gives A's and B's totals and the results by seat.
 
+Openings (optional): a match may start its games from given stones instead of the empty
+board; every game of one cycle plays the same opening, so each seating meets it once. The
+opening's stones belong to the seats in turn order (stone i to seat i % players). Training
+gates two nets this way: two nets at temperature 0 would otherwise replay the same six games
+in every cycle.
+
 Forfeits: a seat that crashes, runs out of time, returns no move or an illegal one loses the
 game for its side (reason crash / time / resign / illegal); with two sides that is a win for
 the other one, as in the two-player referee (`engine.match.arena`), whose reason codes these are.
@@ -21,10 +27,11 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.limits import Limit, Player, PlayResult
+from gomoku.engine.match.openings import Opening
 from gomoku.engine.match.players import PlayerError, PlayerSpec, PlayerTimeout, SpecError, make_player, parse_spec
 from gomoku.engine.mcts.nboard import NBoard, NBoardError, check_game
 
@@ -104,6 +111,7 @@ class NGameResult:
     moves: list[tuple[int, int]]
     times: list[float]
     loser: Optional[int] = None
+    opening: int = 0                    # stones of `moves` placed before the first move was asked
 
     @property
     def seating(self) -> Seating:
@@ -138,27 +146,42 @@ class NGameResult:
                 "winner_seat": None if self.winner is None else self.winner + 1,
                 "forfeit_seat": None if self.loser is None else self.loser + 1,
                 "winning_side": self.winning_side, "reason": self.reason, "detail": self.detail,
-                "points": {"A": self.points("A"), "B": self.points("B")},
+                "points": {"A": self.points("A"), "B": self.points("B")}, "opening": self.opening,
                 "moves": [list(m) for m in self.moves], "times": [round(t, 4) for t in self.times]}
+
+
+def opening_board(settings: NGameSettings, opening: Opening = ()) -> NBoard:
+    """The board with `opening`'s stones placed in turn order; NBoardError (one line) for a
+    stone the board refuses or an opening that already ends the game."""
+    s = settings
+    board = NBoard(s.width, s.board_height, s.players, s.win_length, s.rule)
+    for x, y in opening:
+        board.play(int(x), int(y))
+    if board.game_over:
+        raise NBoardError(f"opening {list(opening)} ends the game before anyone moves")
+    return board
 
 
 def play_ngame(seated: list[Player], settings: NGameSettings, limits: Optional[list[Limit]] = None,
                index: int = 0, sides: Optional[tuple[str, ...]] = None,
-               stop: Optional[threading.Event] = None) -> NGameResult:
-    """Play one game with `seated[s]` at seat s and judge every move. Player errors never
-    escape: the seat that made one forfeits the game for its side."""
+               stop: Optional[threading.Event] = None,
+               opening: Opening = ()) -> NGameResult:
+    """Play one game with `seated[s]` at seat s and judge every move, after `opening`'s stones
+    (see `opening_board`). Player errors never escape: the seat that made one forfeits the game
+    for its side."""
     n = settings.players
     if len(seated) != n:
         raise ValueError(f"{n} seats need {n} players, got {len(seated)}")
     sides = sides or tuple("A" if s == 0 else "B" for s in range(n))
     w, h = settings.width, settings.board_height
-    board = NBoard(w, h, n, settings.win_length, settings.rule)
+    board = opening_board(settings, opening)
     limits = limits or [settings.base_limit()] * n
     times: list[float] = []
     names = [p.name for p in seated]
 
     def finish(winner: Optional[int], reason: str, detail: str, loser: Optional[int] = None) -> NGameResult:
-        return NGameResult(index, names, tuple(sides), winner, reason, detail, list(board.moves), times, loser)
+        return NGameResult(index, names, tuple(sides), winner, reason, detail, list(board.moves), times, loser,
+                           len(opening))
 
     for seat, p in enumerate(seated):
         try:
@@ -289,11 +312,13 @@ def check_spec(spec: PlayerSpec, players: int) -> None:
 
 class NMatch:
     """A match between two players over cycles of every seating (see the module docstring).
-    `games` must be a multiple of the cycle (2 x players)."""
+    `games` must be a multiple of the cycle (2 x players). `openings`: cycle k starts its
+    games from openings[k % len(openings)]; none, from the empty board."""
 
     def __init__(self, a: str | PlayerSpec, b: str | PlayerSpec, settings: NGameSettings, games: int,
                  seed: Optional[int] = None, names: Optional[tuple[str, str]] = None,
-                 factory: Callable[..., Player] = make_player) -> None:
+                 factory: Callable[..., Player] = make_player,
+                 openings: Sequence[Opening] = ()) -> None:
         settings.check()
         self.specs = {"A": parse_spec(a) if isinstance(a, str) else a,
                       "B": parse_spec(b) if isinstance(b, str) else b}
@@ -304,6 +329,9 @@ class NMatch:
             raise ValueError(f"{settings.players} players: the number of games must be a multiple of {cycle} "
                              f"(every seating of 1 A vs 2 B and 2 A vs 1 B), got {games}")
         self.settings, self.games, self.factory = settings, games, factory
+        self.openings = [tuple((int(x), int(y)) for x, y in o) for o in openings]
+        for o in self.openings:
+            opening_board(settings, o)          # a bad opening fails here, before any game
         self.seed = seed if seed is not None else random.randrange(1 << 30)
         names = names or (self.specs["A"].name, self.specs["B"].name)
         self.summary = NMatchSummary(names[0], names[1], settings.players)
@@ -313,6 +341,12 @@ class NMatch:
     def schedule(self) -> list[Seating]:
         cyc = seatings(self.settings.players)
         return [cyc[i % len(cyc)] for i in range(self.games)]
+
+    def opening(self, index: int) -> Opening:
+        """The stones game `index` starts from: one opening per cycle of seatings."""
+        if not self.openings:
+            return ()
+        return self.openings[(index // (2 * self.settings.players)) % len(self.openings)]
 
     def _player(self, side: str, copy: int) -> Player:
         key = (side, copy)
@@ -355,7 +389,7 @@ class NMatch:
                 copies[side] += 1
                 seated.append(p)
                 limits.append(self._limit(side))
-            res = play_ngame(seated, self.settings, limits, i, seating.sides, stop)
+            res = play_ngame(seated, self.settings, limits, i, seating.sides, stop, self.opening(i))
             res.names = [self.summary.name_a if side == "A" else self.summary.name_b for side in seating.sides]
             self.summary.results.append(res)
             if res.reason in ("crash", "time") and res.loser is not None:
@@ -380,5 +414,5 @@ class NMatch:
                 pass
 
 
-__all__ = ["NGameSettings", "NGameResult", "NMatch", "NMatchSummary", "Seating", "check_spec", "play_ngame",
-           "seatings", "seating_labels", "WIN_POINTS", "DRAW_POINTS", "LOSS_POINTS"]
+__all__ = ["NGameSettings", "NGameResult", "NMatch", "NMatchSummary", "Seating", "check_spec", "opening_board",
+           "play_ngame", "seatings", "seating_labels", "WIN_POINTS", "DRAW_POINTS", "LOSS_POINTS"]
