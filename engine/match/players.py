@@ -8,7 +8,8 @@ name opponents the same way::
     classical:depth=N | classical:nodes=N [,level=L]
     classical:tables=FILE                 ... with the evaluation tables of FILE (`gomoku tune --out`)
     pure-mcts:N | pure-mcts:playouts=N[,c_puct=C]      rollout MCTS
-    PATH.onnx[:playouts=N,c_puct=C,...]                neural MCTS
+    flat-mc:N[,radius=R,seed=S]                        flat Monte Carlo (no tree below the root)
+    PATH.onnx[:playouts=N,c_puct=C,move_noise=E,...]   neural MCTS
     brain:COMMAND                         an external Piskvork brain (COMMAND is split like a shell)
 
 Options every in-process kind accepts after the colon, comma separated: `name=TEXT`,
@@ -99,9 +100,10 @@ _LIMIT_KEYS = {"time": float, "nodes": int, "depth": int, "playouts": int}
 _KIND_KEYS = {
     "random": {"seed", "name"},
     "classical": {"level", "depth", "nodes", "time", "name", "tables"},
-    "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed", "select", "radius"},
+    "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed", "select", "radius", "temperature",
+                  "move_noise"},
     "onnx": {"playouts", "c_puct", "time", "nodes", "name", "temperature", "batch", "seed", "select", "radius",
-             "threads", "fpu", "solver"},
+             "threads", "fpu", "solver", "move_noise"},
 }
 
 
@@ -151,18 +153,21 @@ def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -
     for key, value in opts.items():
         conv = {"seed": int, "level": int, "depth": int, "nodes": int, "playouts": int, "batch": int,
                 "time": float, "c_puct": float, "temperature": float, "radius": int, "threads": int,
-                "fpu": float}.get(key)
+                "fpu": float, "move_noise": float}.get(key)
         if conv is None:
             continue
         try:
             num = conv(value)
         except ValueError:
             raise SpecError(f"player spec {text!r}: {key} must be a number, got {value!r}") from None
-        if key in ("time", "c_puct", "temperature", "radius", "fpu") and num < 0 \
-                or key in ("depth", "nodes", "playouts", "batch", "threads") and num <= 0 or key == "radius" and num > 5:
+        if key in ("time", "c_puct", "temperature", "radius", "fpu", "move_noise") and num < 0 \
+                or key in ("depth", "nodes", "playouts", "batch", "threads") and num <= 0 or key == "radius" and num > 5 \
+                or key == "move_noise" and num > 1:
             raise SpecError(f"player spec {text!r}: {key}={value} is out of range")
-    if opts.get("select", "puct") not in ("puct", "ucb1", "plain"):
-        raise SpecError(f"player spec {text!r}: select must be puct, ucb1 or plain")
+    if opts.get("select", "puct") not in ("puct", "ucb1", "plain") and not (kind == "pure-mcts"
+                                                                           and opts["select"] == "flat"):
+        extra = ", flat" if kind == "pure-mcts" else ""
+        raise SpecError(f"player spec {text!r}: select must be puct, ucb1{extra} or plain")
     if opts.get("solver", "on") not in ("on", "off"):
         raise SpecError(f"player spec {text!r}: solver must be on or off")
     return opts
@@ -234,6 +239,14 @@ def parse_spec(text: str) -> PlayerSpec:
         opts = _parse_options("pure-mcts", raw, body, "playouts")
         name = opts.get("name", f"pure-mcts-{opts['playouts']}" if "playouts" in opts else "pure-mcts")
         return PlayerSpec("pure-mcts", raw, name, options=opts)
+    if kind in ("flat-mc", "flat_mc", "flatmc"):
+        # seed 003's flat Monte Carlo: pure-mcts with no tree below the root, near the stones
+        opts = _parse_options("pure-mcts", raw, body, "playouts")
+        if opts.setdefault("select", "flat") != "flat":
+            raise SpecError(f"player spec {raw!r}: flat-mc searches flat; use pure-mcts for select={opts['select']}")
+        opts.setdefault("radius", "2")
+        name = opts.get("name", f"flat-mc-{opts['playouts']}" if "playouts" in opts else "flat-mc")
+        return PlayerSpec("pure-mcts", raw, name, options=opts)
     if kind == "random":
         opts = _parse_options("random", raw, body, "seed")
         return PlayerSpec("random", raw, opts.get("name", "random"), options=opts)
@@ -255,7 +268,8 @@ def parse_spec(text: str) -> PlayerSpec:
         if "tables" in opts:
             _load_tables(opts["tables"], raw)      # a bad file fails here, once, in the parent
         return PlayerSpec("classical", raw, name, options=opts)
-    raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, FILE.onnx or brain:CMD")
+    raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, flat-mc:N, FILE.onnx "
+                    "or brain:CMD")
 
 
 def _load_tables(path: str, text: str) -> dict:
@@ -275,7 +289,7 @@ def _make_mcts_player(spec: PlayerSpec, win_length: int = 5, players: int = 2) -
     o = spec.options
     common: dict[str, Any] = {}
     for key, conv in (("c_puct", float), ("select", str), ("radius", int), ("temperature", float),
-                      ("fpu", float), ("batch", int)):
+                      ("fpu", float), ("batch", int), ("move_noise", float)):
         if key in o:
             common[key] = conv(o[key])
     seed = int(o.get("seed", 0))

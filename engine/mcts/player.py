@@ -44,7 +44,9 @@ class MCTSPlayer:
     @property
     def searcher(self) -> str:
         """What plays, for people: 'net b6c64 + MCTS' or 'rollout MCTS'."""
-        return f"net {self.evaluator.info.arch} + MCTS" if self.evaluator is not None else "rollout MCTS"
+        if self.evaluator is not None:
+            return f"net {self.evaluator.info.arch} + MCTS"
+        return "flat Monte Carlo" if self.config.select == "flat" else "rollout MCTS"
 
     def reseed(self, seed: int) -> None:
         self.seed = seed

@@ -18,7 +18,7 @@ from ..net.planes import plane_count
 from . import tree as T
 from .board import flat_to_padded
 
-SELECT_RULES = {"puct": T.SELECT_PUCT, "ucb1": T.SELECT_UCB1, "plain": T.SELECT_PLAIN}
+SELECT_RULES = {"puct": T.SELECT_PUCT, "ucb1": T.SELECT_UCB1, "plain": T.SELECT_PLAIN, "flat": T.SELECT_FLAT}
 #: memory for one player's tree when the caller gives no budget
 DEFAULT_TREE_BYTES = 64 << 20
 #: a warm-up tree: room for its few playouts on 9x9 and no more
@@ -49,6 +49,8 @@ class MCTSConfig:
     dirichlet_alpha: float = 0.0  # 0: no root noise (play); self-play sets it
     dirichlet_eps: float = 0.25
     temperature: float = 0.0     # 0: most visits; 1: proportional to visits
+    move_noise: float = 0.0      # eps of Dirichlet noise mixed into the move distribution (seed 000); 0 off
+    move_noise_alpha: float = 0.3
     tree_bytes: int = DEFAULT_TREE_BYTES
 
     @classmethod
@@ -66,6 +68,10 @@ class MCTSConfig:
             raise ValueError("c_puct must be positive")
         if not 0 <= self.radius <= 5:
             raise ValueError("radius must be 0..5")
+        if not 0 <= self.move_noise <= 1:
+            raise ValueError("move_noise must be 0..1")
+        if self.move_noise > 0 and self.move_noise_alpha <= 0:
+            raise ValueError("move_noise_alpha must be positive")
 
 
 @dataclass
@@ -91,6 +97,8 @@ class MCTS:
                  players: int = 2, config: Optional[MCTSConfig] = None, evaluator=None, seed: int = 0):
         self.config = config or (MCTSConfig() if evaluator is not None else MCTSConfig.pure())
         self.config.check()
+        if self.config.select == "flat" and evaluator is not None:
+            raise ValueError("flat Monte Carlo uses rollouts, not a net")
         self.width, self.height = int(width), int(height)
         self.rule, self.win_length, self.players = Rule(rule), int(win_length), int(players)
         self.evaluator = evaluator
@@ -243,13 +251,31 @@ class MCTS:
         lost = f.solved[kids] == 1            # lost for us by force: only if nothing else is left
         if not lost.all():
             v[lost] = -1
+        if self.config.select == "flat":
+            # flat Monte Carlo plays the best mean, not the most tried
+            mover = len(self.moves) % self.players
+            tried = v > 0
+            v = np.where(tried, f.wsum[kids, mover] / np.maximum(f.visits[kids], 1) + 2.0, v)
         t = self.config.temperature
-        if t <= 0 or v.max() <= 0:
+        eps = self.config.move_noise
+        if (t <= 0 or v.max() <= 0) and eps <= 0:
             best = np.flatnonzero(v == v.max())
             # ties (few playouts): the higher prior, then the first
             return int(kids[best[np.argmax(f.prior[kids[best]])]])
-        w = np.where(v > 0, v, 0) ** (1.0 / t)
-        return int(kids[self.rng.choice(len(kids), p=w / w.sum())])
+        if t <= 0 or v.max() <= 0:
+            best = np.flatnonzero(v == v.max())
+            p = np.zeros(len(kids))
+            p[best[np.argmax(f.prior[kids[best]])]] = 1.0
+        else:
+            w = np.where(v > 0, v, 0) ** (1.0 / t)
+            p = w / w.sum()
+        if eps > 0:
+            # seed 000: p_noise = (1 - eps) p + eps Dirichlet(alpha), over the moves not lost by force
+            ok = v >= 0
+            noise = np.zeros(len(kids))
+            noise[ok] = self.rng.dirichlet([self.config.move_noise_alpha] * int(ok.sum()))
+            p = (1 - eps) * p + eps * noise
+        return int(kids[self.rng.choice(len(kids), p=p / p.sum())])
 
     def _pv(self, node: int, length: int = 8) -> list[int]:
         f = self.forest

@@ -39,6 +39,8 @@ drop_stale_cache(__file__, ('game.core', 'game.patterns', 'mcts.board', 'net.pla
 P_WIDTH, P_HEIGHT, P_STRIDE, P_PLAYERS, P_WIN, P_RULE, P_SELECT, P_CPUCT, P_FPU, P_RADIUS = range(10)
 PARAMS_LEN = 10
 SELECT_PUCT, SELECT_UCB1, SELECT_PLAIN = 0, 1, 2   # PUCT; UCB1; seed 002's Q + P / (1 + N)
+#: flat Monte Carlo (seed 003): no tree below the root, playouts shared evenly among its children
+SELECT_FLAT = 3
 
 # term[]
 T_UNCHECKED, T_OPEN, T_WON, T_FULL = -1, 0, 1, 2
@@ -188,7 +190,9 @@ def _best_child(f: Forest, node: np.int64, mover: np.int64, prm: np.ndarray) -> 
                 fallback = i
             continue                       # a move that loses by force
         n = f.visits[i] + f.vloss[i]
-        if sel == SELECT_UCB1:
+        if sel == SELECT_FLAT:
+            score = -np.float64(n)         # round robin: the least tried child next
+        elif sel == SELECT_UCB1:
             if n == 0:
                 score = np.inf
             else:
@@ -327,6 +331,8 @@ def select_leaf(f: Forest, g: np.int64, prm: np.ndarray, cells: np.ndarray, path
         if f.term[node] != T_OPEN or f.solved[node] != 0:
             exact_value(f, node, mover, players, value)
             return L_EXACT, depth
+        if depth >= 1 and np.int64(prm[P_SELECT]) == SELECT_FLAT:
+            return L_EVAL, depth           # flat: a root child is a leaf, rolled out as it is
         if f.first[node] < 0:
             st = _expand(f, g, node, cells, mover, nstones, prm, tmp)
             if st == L_FULL:
