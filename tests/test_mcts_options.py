@@ -1,0 +1,124 @@
+"""Two options of the MCTS search: flat Monte Carlo (no tree below the root) and Dirichlet
+noise on the move distribution. Cells are flat (y * width + x); black (seat 0) moves first."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gomoku.engine.match.players import SpecError, parse_spec
+from gomoku.engine.mcts.search import MCTS, MCTSConfig
+
+GOMOKU = Path(sys.executable).parent / "gomoku"
+
+
+def cell(x: int, y: int, w: int = 9) -> int:
+    return y * w + x
+
+
+# 9x9: black a1 b1 c1 d1 on the top row, white below it: black to move wins at e1
+BLACK_FOUR = [cell(0, 0), cell(0, 1), cell(1, 0), cell(1, 1), cell(2, 0), cell(2, 1), cell(3, 0), cell(6, 6)]
+# the same without white's last move: white to move must block at e1
+WHITE_MUST_BLOCK = BLACK_FOUR[:-1]
+
+
+def flat(playouts: int = 300, **kw) -> MCTSConfig:
+    return MCTSConfig.pure(playouts, select="flat", radius=2, **kw)
+
+
+def test_flat_takes_the_immediate_win():
+    m = MCTS(9, 9, config=flat(), seed=1)
+    m.sync(BLACK_FOUR)
+    r = m.search()
+    assert r.move == cell(4, 0) and r.proven == 1
+
+
+def test_flat_blocks_a_lone_four():
+    m = MCTS(9, 9, config=flat(), seed=1)
+    m.sync(WHITE_MUST_BLOCK)
+    r = m.search()
+    assert r.move == cell(4, 0)
+    assert np.count_nonzero(r.visits) == 1
+
+
+def test_flat_grows_no_tree_below_the_root_and_spreads_playouts_evenly():
+    m = MCTS(9, 9, config=flat(400), seed=3)
+    m.sync([cell(4, 4), cell(5, 5)])
+    r = m.search()
+    f = m.forest
+    root = int(f.root[0])
+    kids = int(f.nchild[root])
+    assert f.used[0] == 1 + kids                     # the root and its children, nothing deeper
+    tried = r.visits[r.visits > 0]
+    assert tried.size == kids and tried.max() - tried.min() <= 1      # round robin
+    # the move played is the best mean, not necessarily the most tried
+    first = int(f.first[root])
+    means = f.wsum[first:first + kids, 0] / f.visits[first:first + kids]
+    assert r.move == int(f.flat[f.move[first + int(np.argmax(means))]])
+
+
+def test_flat_refuses_a_net():
+    class Net:
+        class info:
+            @staticmethod
+            def check_game(*a, **k):
+                pass
+    with pytest.raises(ValueError, match="rollouts"):
+        MCTS(9, 9, config=flat(), evaluator=Net(), seed=0)
+
+
+def _draws(move_noise: float, n: int = 300) -> tuple[Counter, np.ndarray, int]:
+    m = MCTS(9, 9, config=MCTSConfig.pure(20, move_noise=move_noise), seed=5)
+    m.sync([cell(4, 4)])
+    r = m.search()
+    f = m.forest
+    root = int(f.root[0])
+    kids = np.arange(int(f.first[root]), int(f.first[root]) + int(f.nchild[root]))
+    picks = Counter(int(f.flat[f.move[m._choose(kids)]]) for _ in range(n))
+    return picks, r.visits, r.move
+
+
+def test_move_noise_off_keeps_the_most_visited_move():
+    picks, visits, move = _draws(0.0)
+    assert list(picks) == [move] and visits[move] == visits.max()
+    # the same search without the field at all: the same move and visits
+    m = MCTS(9, 9, config=MCTSConfig.pure(20), seed=5)
+    m.sync([cell(4, 4)])
+    r = m.search()
+    assert r.move == move and np.array_equal(r.visits, visits)
+
+
+def test_move_noise_can_play_an_unvisited_move():
+    picks, visits, move = _draws(0.5)
+    unvisited = sum(c for cell_, c in picks.items() if visits[cell_] == 0)
+    assert unvisited > 0                               # only noise reaches these
+    share = picks[move] / sum(picks.values())
+    assert 0.4 < share < 0.95                          # (1 - eps) + eps * its noise share
+    assert len(picks) > 5
+
+
+def test_specs_for_flat_mc_and_move_noise():
+    s = parse_spec("flat-mc:200")
+    assert s.kind == "pure-mcts" and s.name == "flat-mc-200"
+    assert s.options["select"] == "flat" and s.options["radius"] == "2"
+    assert parse_spec("flat-mc:200,radius=1,seed=4").options["radius"] == "1"
+    assert parse_spec("pure-mcts:100,select=flat").options["select"] == "flat"
+    assert parse_spec("pure-mcts:100,temperature=1,move_noise=0.25").options["move_noise"] == "0.25"
+    for bad in ("pure-mcts:100,move_noise=2", "flat-mc:100,select=puct"):
+        with pytest.raises(SpecError):
+            parse_spec(bad)
+
+
+def test_flat_mc_plays_a_match_through_the_cli(tmp_path):
+    js = tmp_path / "r.json"
+    p = subprocess.run([str(GOMOKU), "match", "flat-mc:200", "random", "--size", "9", "-n", "2", "-t", "0",
+                        "--json", str(js)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    data = json.loads(js.read_text())
+    assert data["games"] == 2
+    assert all(r["reason"] in ("five", "full") for r in data["results"])
