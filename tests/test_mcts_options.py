@@ -122,3 +122,17 @@ def test_flat_mc_plays_a_match_through_the_cli(tmp_path):
     data = json.loads(js.read_text())
     assert data["games"] == 2
     assert all(r["reason"] in ("five", "full") for r in data["results"])
+
+
+def test_self_play_move_noise_reaches_unvisited_moves_only_when_on():
+    from types import SimpleNamespace
+    from gomoku.engine.mcts.selfplay import SelfPlayConfig, _pick
+    assert SelfPlayConfig(width=9, height=9).move_noise == 0.0
+    f = SimpleNamespace(solved=np.zeros(4, np.int8), prior=np.full(4, 0.25, np.float32))
+    kids = np.arange(4)
+    vis = np.array([30.0, 10.0, 0.0, 0.0])
+    rng = np.random.default_rng(0)
+    off = Counter(_pick(f, kids, vis, True, rng) for _ in range(400))
+    on = Counter(_pick(f, kids, vis, True, rng, move_noise=0.25, alpha=0.3) for _ in range(400))
+    assert set(off) <= {0, 1} and off[0] > off[1]
+    assert on[2] + on[3] > 0 and on[0] > on[1]

@@ -35,6 +35,7 @@ class SelfPlayConfig:
     radius: int = 0
     dirichlet_alpha: float = 0.0          # 0: 10 / (cells on the board), AlphaZero's scaling
     dirichlet_eps: float = 0.25
+    move_noise: float = 0.0               # eps of Dirichlet(alpha()) mixed into the move distribution; 0 off
     temperature_moves: int = 0            # 0: a sixth of the board's cells; then the most visited
     full_search_prob: float = 1.0         # playout cap randomisation: share of full searches
     cheap_playouts: int = 0               # playouts of the other moves (0: a fifth of `playouts`)
@@ -181,7 +182,7 @@ def play_games(evaluator, config: SelfPlayConfig, n_games: int, seed: int = 0,
             value = float(f.wsum[root, mover] / max(1, f.visits[root]))
             if f.solved[root] != 0:
                 value = float(f.solved[root])
-            pick = _pick(f, kids, vis, len(game.moves) < cfg.temp_moves(), rng)
+            pick = _pick(f, kids, vis, len(game.moves) < cfg.temp_moves(), rng, cfg.move_noise, cfg.alpha())
             dist = np.zeros(area, np.float32)
             if vis.sum() > 0:
                 dist[f.flat[f.move[kids]]] = vis / vis.sum()
@@ -227,7 +228,11 @@ def play_games(evaluator, config: SelfPlayConfig, n_games: int, seed: int = 0,
     return out
 
 
-def _pick(f, kids: np.ndarray, vis: np.ndarray, explore: bool, rng: np.random.Generator) -> int:
+def _pick(f, kids: np.ndarray, vis: np.ndarray, explore: bool, rng: np.random.Generator,
+          move_noise: float = 0.0, alpha: float = 0.3) -> int:
+    """The move to play: a forced win, else visits (proportional while `explore`, else the
+    most). move_noise > 0 mixes Dirichlet(alpha) into those probabilities, as seed 000 does,
+    over the moves not lost by force."""
     won = kids[f.solved[kids] == -1]
     if won.size:
         return int(won[0])
@@ -235,11 +240,24 @@ def _pick(f, kids: np.ndarray, vis: np.ndarray, explore: bool, rng: np.random.Ge
     lost = f.solved[kids] == 1
     if not lost.all():
         v[lost] = 0
+    if move_noise <= 0:
+        if v.sum() <= 0:
+            return int(kids[np.argmax(f.prior[kids])])
+        if explore:
+            return int(kids[rng.choice(len(kids), p=v / v.sum())])
+        return int(kids[np.argmax(v)])
+    p = np.zeros(len(kids))
     if v.sum() <= 0:
-        return int(kids[np.argmax(f.prior[kids])])
-    if explore:
-        return int(kids[rng.choice(len(kids), p=v / v.sum())])
-    return int(kids[np.argmax(v)])
+        p[np.argmax(f.prior[kids])] = 1.0
+    elif explore:
+        p = v / v.sum()
+    else:
+        p[np.argmax(v)] = 1.0
+    ok = ~lost if not lost.all() else np.ones(len(kids), bool)
+    noise = np.zeros(len(kids))
+    noise[ok] = rng.dirichlet([alpha] * int(ok.sum()))
+    p = (1 - move_noise) * p + move_noise * noise
+    return int(kids[rng.choice(len(kids), p=p / p.sum())])
 
 
 def _finish(cfg: SelfPlayConfig, game: _Game, winner: int, resigned: bool = False) -> SelfPlayGame:
