@@ -115,8 +115,9 @@ def test_specs_for_flat_mc_and_move_noise():
 
 
 def test_flat_mc_plays_a_match_through_the_cli(tmp_path):
+    # -t 5: a generous clock the 200 playouts end well within (-t 0 leaves one playout a move)
     js = tmp_path / "r.json"
-    p = subprocess.run([str(GOMOKU), "match", "flat-mc:200", "random", "--size", "9", "-n", "2", "-t", "0",
+    p = subprocess.run([str(GOMOKU), "match", "flat-mc:200", "random", "--size", "9", "-n", "2", "-t", "5",
                         "--json", str(js)], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     data = json.loads(js.read_text())
