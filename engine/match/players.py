@@ -166,8 +166,8 @@ def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -
             raise SpecError(f"player spec {text!r}: {key}={value} is out of range")
     if opts.get("select", "puct") not in ("puct", "ucb1", "plain") and not (kind == "pure-mcts"
                                                                            and opts["select"] == "flat"):
-        extra = ", flat" if kind == "pure-mcts" else ""
-        raise SpecError(f"player spec {text!r}: select must be puct, ucb1{extra} or plain")
+        extra = " (or flat: no tree below the root)" if kind == "pure-mcts" else ""
+        raise SpecError(f"player spec {text!r}: select must be puct, ucb1 or plain{extra}")
     if opts.get("solver", "on") not in ("on", "off"):
         raise SpecError(f"player spec {text!r}: solver must be on or off")
     return opts
