@@ -200,7 +200,9 @@ def test_ship_a_tiny_run_end_to_end(tmp_path: Path) -> None:
     assert (entry["arch"], entry["players"], entry["win_length"], entry["rules"], entry["board_sizes"]) == \
         ("b1c8", 2, 5, ["freestyle"], [7])
     t = entry["training"]
-    assert t["command"] == config["command"] and t["device"] == "cpu" and "cores" in t["hardware"]
+    # the run's command, with the machine's run folder written as runs/NAME
+    assert t["command"] == config["command"].replace(f"--run {run}", "--run runs/tiny7"), (t, config)
+    assert str(run) not in t["command"] and t["device"] == "cpu" and "cores" in t["hardware"]
     assert (t["generations"], t["best_generation"], t["games"], t["steps"]) == (1, 1, 2, state["step"])
     assert t["positions"] == state["positions"] > 0 and 0 <= t["wall_seconds"] <= state["elapsed"] + 1
     assert entry["strength"] == [{"opponent": "random", "result": "2-0-0 (100 %)",
