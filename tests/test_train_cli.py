@@ -1,5 +1,6 @@
 """CLI edges of training: torch stays out of everything but train/export/plot, and bad input
-(unknown architecture, another game on an existing run, damaged checkpoint) is one line."""
+(unknown architecture, another game on an existing run, damaged checkpoint, --ray without Ray)
+is one line."""
 from __future__ import annotations
 
 import subprocess
@@ -34,3 +35,15 @@ def test_bad_options_are_one_line(tmp_path: Path) -> None:
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert str(ckpt) in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out.onnx").exists()
+
+
+def test_ray_without_the_extra_is_one_line(tmp_path: Path) -> None:
+    code = ("import sys\n"
+            "sys.modules['ray'] = None          # as if the ray extra were not installed\n"
+            "from gomoku.tools.cli import main\n"
+            f"sys.argv = ['gomoku', 'train', '--board', '7', '--ray', 'local', '--run', {str(tmp_path / 'r')!r}]\n"
+            "main()\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "pip install" in out.stderr and "[ray]" in out.stderr
+    assert not (tmp_path / "r").exists()

@@ -74,20 +74,28 @@ def _command_line() -> str:
               help="Raise self-play playouts by this when the ladder stalls (as the three-player paper does).")
 @click.option("--stall-generations", type=click.IntRange(1), default=5,
               help="Generations without a new ladder rung before --dynamic-playouts raises the playouts.")
-@click.option("--workers", type=click.IntRange(0), default=0, help="Self-play processes (0: one per core).")
+@click.option("--workers", type=click.IntRange(0), default=0,
+              help="Self-play processes, or Ray actors with --ray (0: one per core; a cluster's CPUs).")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu")
 @click.option("--init", "init", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Start from this checkpoint's weights (new runs only).")
 @click.option("--seed", type=int, default=1)
-@click.option("--ray", default=None, help="Ray self-play (not available in this version).")
+@click.option("--ray", default=None, metavar="ADDRESS|local",
+              help="Self-play on Ray actors: 'local' starts Ray on this machine with --workers CPUs; an "
+                   "address (host:port, ray://host:10001) joins a cluster whose nodes have this gomoku "
+                   "installed. Games come back to this process, which writes the run folder, so nodes "
+                   "need no shared filesystem. Needs the ray extra.")
 @click.option("--plain", is_flag=True, help="Plain log lines instead of the live panel.")
 def train(board: str, run_dir: Optional[str], hours: Optional[float], generations: Optional[int],
           ray: Optional[str], plain: bool, **opts) -> None:
     """Train a policy-value net by self-play; the same command on an existing --run resumes it."""
     width, height = _board(board)
     if ray is not None:
-        raise click.ClickException("--ray is not available yet: self-play runs in local worker processes "
-                                   "(--workers N)")
+        from gomoku.train.raypool import RAY_MISSING, ray_available
+        if not ray_available():
+            raise click.ClickException(RAY_MISSING)
+        if not ray.strip():
+            raise click.BadParameter("give 'local' or a Ray cluster address", param_hint="--ray")
     from gomoku.engine.game.rules import parse_rule
     try:
         rule = parse_rule(opts.pop("rule")).label
@@ -115,7 +123,7 @@ def train(board: str, run_dir: Optional[str], hours: Optional[float], generation
             raise click.ClickException("--device cuda: this torch has no CUDA (install a CUDA build of torch 2.13.0)")
     ladder_start = opts.pop("ladder_start")
     cfg = RunConfig(width=width, height=height, rule=rule, arch=arch, ladder_start=ladder_start,
-                    ladder_step=ladder_start, command=_command_line(),
+                    ladder_step=ladder_start, ray=ray.strip() if ray else None, command=_command_line(),
                     **opts)
     view = View() if plain or not sys.stdout.isatty() else RichView()
     try:

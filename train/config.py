@@ -3,7 +3,7 @@
 The game and the net (board, rule, win length, players, architecture, seed) are fixed when a
 run is created; running the same command on an existing run resumes it, and asking for a
 different game on it is refused in one line. Budgets and machine settings (hours,
-generations, workers, device) may change from one invocation to the next.
+generations, workers, device, ray) may change from one invocation to the next.
 """
 from __future__ import annotations
 
@@ -69,6 +69,7 @@ class RunConfig:
     classical_games: int = 10           # games against the classical engine's current level (0: none)
     # machine
     workers: int = 0                    # 0: one per core
+    ray: Optional[str] = None           # self-play on Ray: "local" or a cluster address
     device: str = "cpu"
     init: Optional[str] = None
     command: str = ""

@@ -63,7 +63,7 @@ class TrainingRun:
             old = RunConfig.load(self.dir)
             check_same_run(old, config, self.dir)
             # machine and budget settings follow the command; the game and the net stay the run's
-            for key in ("workers", "device", "command"):
+            for key in ("workers", "device", "ray", "command"):
                 setattr(old, key, getattr(config, key))
             self.cfg = old
             self.state = RunState.load(self.dir)
@@ -149,7 +149,7 @@ class TrainingRun:
         return None
 
     def run(self) -> int:
-        pool = WorkerPool(self.cfg.worker_count())
+        pool = self.pool()
         self.view.start(self)
         previous = _stop_on_signals()
         try:
@@ -183,20 +183,28 @@ class TrainingRun:
             _restore_signals(previous)
 
     # -- self-play --------------------------------------------------------------------------------
+    def pool(self) -> Any:
+        """Where chunks are played: local worker processes, or Ray actors with --ray."""
+        if self.cfg.ray:
+            from .raypool import RayPool
+            return RayPool(self.cfg.ray, self.cfg.workers)
+        return WorkerPool(self.cfg.worker_count())
+
     def source(self, g: int) -> str:
         c = self.cfg
         if g <= c.bootstrap_generations and classical_supported(c.win_length, c.players, c.width, c.height):
             return "classical"
         return "selfplay"
 
-    def plan(self, g: int) -> dict[str, int]:
+    def plan(self, g: int, workers: Optional[int] = None) -> dict[str, int]:
         """Games and chunk size of generation g's self-play, fixed (in state.json) when it starts:
-        a resume with other --workers or --games-per-gen must find the same chunks on disk."""
+        a resume with other --workers, --ray or --games-per-gen must find the same chunks on disk.
+        `workers`: chunks played at once (default: --workers, or one per core)."""
         c = self.cfg
         got = self.state.pending.get("plan")
         if got and got.get("generation") == g:
             return got
-        workers = c.worker_count()
+        workers = workers or c.worker_count()
         if self.source(g) == "classical":      # one game at a time: small chunks lose little to a kill
             size = max(1, math.ceil(c.games_per_gen / (workers * 4)))
         else:
@@ -207,10 +215,10 @@ class TrainingRun:
         self._save_state()
         return plan
 
-    def jobs(self, g: int) -> list[ChunkJob]:
+    def jobs(self, g: int, workers: Optional[int] = None) -> list[ChunkJob]:
         c = self.cfg
         src = self.source(g)
-        plan = self.plan(g)
+        plan = self.plan(g, workers)
         size = plan["chunk"]
         if src == "classical":
             conf: dict[str, Any] = {"nodes": c.bootstrap_nodes}
@@ -232,8 +240,8 @@ class TrainingRun:
             k += 1
         return out
 
-    def self_play(self, g: int, pool: WorkerPool) -> None:
-        jobs = self.jobs(g)
+    def self_play(self, g: int, pool: Any) -> None:
+        jobs = self.jobs(g, pool.workers)
         todo = [j for j in jobs if not self.store.has(j.name)]
         done_games = sum(j.games for j in jobs if j not in todo)
         total = sum(j.games for j in jobs)

@@ -49,6 +49,15 @@ class View:
         self.log(summary_line(record))
 
 
+def workers_label(c: Any) -> str:
+    """Where self-play runs, for the panel: '2 workers', 'ray local, 2 workers', 'ray HOST:PORT'."""
+    if not getattr(c, "ray", None):
+        return f"{c.worker_count()} workers"
+    if c.ray != "local" and c.workers <= 0:
+        return f"ray {c.ray}"
+    return f"ray {c.ray}, {c.worker_count()} workers"
+
+
 def summary_line(r: dict[str, Any]) -> str:
     """One line per generation: games, losses, entropy, gating and ladder results."""
     parts = [f"gen {r['generation']} done:"]
@@ -123,7 +132,7 @@ class RichView(View):
             c, st = run.cfg, run.state
             hours = f" of {run.hours:g} h" if run.hours else ""
             t.add_row("run", f"{run.dir}  {c.arch}  {c.width}x{c.height} {c.rule}  {c.win_length} in a row  "
-                             f"{c.worker_count()} workers  {c.device}")
+                             f"{workers_label(c)}  {c.device}")
             t.add_row("totals", f"generation {st.generation} done, {st.games} games, {st.positions} positions, "
                                 f"step {st.step}, best gen {st.best}, {run.elapsed() / 3600:.2f} h{hours}")
         if self.name:

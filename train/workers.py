@@ -55,8 +55,10 @@ def _evaluator(path: str, device: str) -> Any:
     return _EVALUATORS[key]
 
 
-def run_chunk(job: ChunkJob, progress: Optional[Callable[[int, int], None]] = None) -> list[TrainingGame]:
-    """Play one chunk (in whatever process calls it)."""
+def run_chunk(job: ChunkJob, progress: Optional[Callable[[int, int], None]] = None,
+              evaluator: Any = None) -> list[TrainingGame]:
+    """Play one chunk (in whatever process calls it). `evaluator`: the loaded net to search with
+    instead of loading `job.net` (a Ray actor gets the net's bytes, not a path it can read)."""
     if progress is None and _PROGRESS is not None:
         queue = _PROGRESS
         progress = lambda done, moves: queue.put((job.name, done, moves))   # noqa: E731
@@ -67,7 +69,8 @@ def run_chunk(job: ChunkJob, progress: Optional[Callable[[int, int], None]] = No
     from gomoku.engine.mcts.selfplay import SelfPlayConfig, play_games
     from gomoku.engine.game.rules import parse_rule
     cfg = SelfPlayConfig(width=job.width, height=job.height, rule=parse_rule(job.rule), **job.config)
-    evaluator = _evaluator(job.net, job.device) if job.net else None
+    if evaluator is None and job.net:
+        evaluator = _evaluator(job.net, job.device)
     return [from_selfplay(g) for g in play_games(evaluator, cfg, job.games, seed=job.seed, progress=progress)]
 
 
