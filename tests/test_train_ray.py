@@ -1,15 +1,18 @@
 """`gomoku train --ray local`: the tiny end-to-end run with self-play on Ray actors. Its shards
-hold the very games local worker processes play for the same chunks, under the same names, so
-the run resumed without --ray continues the counts with nothing lost or played twice; the
-exported net loads; stdout carries only the run's own lines (nothing of Ray's)."""
+hold the very games local worker processes play for the same chunks, under the same names, so a
+run stopped (SIGTERM, as Ctrl-C) in the middle of a generation's self-play on Ray and resumed
+without --ray continues the counts with nothing lost or played twice; the Ray processes end with
+the run; the exported net loads; stdout carries only the run's own lines (nothing of Ray's)."""
 from __future__ import annotations
 
 import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -47,19 +50,63 @@ def _shards(run: Path) -> list[str]:
     return sorted(p.name for p in (run / "replay").glob("*.npz"))
 
 
+def _descendants(pid: int) -> set[int]:
+    """Live processes below `pid` (Linux /proc; empty elsewhere)."""
+    parents: dict[int, int] = {}
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return set()
+    for entry in proc.iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parents[int(entry.name)] = int(fields[1])
+    found, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parents.items() if pp == p and c not in found]
+        found.update(kids)
+        todo.extend(kids)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_ray_local_run_then_resume_with_local_workers(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    # 1. generation 1 on a local Ray instance
-    first = subprocess.run([GOMOKU, *ARGS, "--ray", "local", "--generations", "1", "--run", str(run)],
-                           capture_output=True, text=True, env=_env(), timeout=300)
-    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
-    assert "Traceback" not in first.stderr, first.stderr[-3000:]
+    # 1. generation 1 on a local Ray instance; SIGTERM once generation 2 has a shard
+    ray_run = subprocess.Popen([GOMOKU, *ARGS, "--ray", "local", "--generations", "2", "--run", str(run)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+                               start_new_session=True)
+    marker = run / "replay" / "gen00002-selfplay-0000.npz"
+    deadline = time.monotonic() + 300
+    while not marker.exists() and ray_run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    ray_procs = _descendants(ray_run.pid)
+    assert ray_procs or not Path("/proc").is_dir(), "Ray's processes should run below the driver"
+    ray_run.send_signal(signal.SIGTERM)
+    out, err = ray_run.communicate(timeout=120)
+    assert marker.exists(), out[-3000:] + err[-3000:]
+    assert ray_run.returncode == 130 and "interrupted" in out, out[-3000:] + err[-3000:]
+    assert "Traceback" not in err, err[-3000:]
     # the live view's lines only: nothing of Ray's (its log lines, colours, worker prefixes)
-    assert first.stdout.startswith("new run ") and "gen 1 done: 6 selfplay games" in first.stdout
-    assert not re.search(r"\x1b\[|\(raylet\)|\(pid=|\b(INFO|WARNING|ERROR)\b|Ray|^\[", first.stdout, re.M), first.stdout
+    assert out.startswith("new run ") and "gen 1 done: 6 selfplay games" in out
+    assert not re.search(r"\x1b\[|\(raylet\)|\(pid=|\b(INFO|WARNING|ERROR)\b|Ray|^\[", out, re.M), out
+    deadline = time.monotonic() + 30          # Ray's processes go with the run
+    while any(_alive(p) for p in ray_procs) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [p for p in ray_procs if _alive(p)], "Ray processes left running"
     assert json.loads((run / "config.json").read_text())["ray"] == "local"
     chunks = [f"gen00001-selfplay-{k:04d}.npz" for k in range(3)]
-    assert _shards(run) == chunks
+    assert _shards(run)[:3] == chunks and marker.name in _shards(run)
     [rec] = read_metrics(run / "metrics.jsonl")
     assert rec["selfplay"]["games"] == GAMES and rec["games_total"] == GAMES
     assert rec["positions_total"] == rec["selfplay"]["positions"] > 0
@@ -82,7 +129,8 @@ def test_ray_local_run_then_resume_with_local_workers(tmp_path: Path) -> None:
         assert a.winner == b.winner
         assert np.array_equal(a.policy[a.recorded].astype(np.float16), b.policy[b.recorded].astype(np.float16))
 
-    # 3. the same run resumed without --ray: local workers continue the counts
+    # 3. the same run resumed without --ray: local workers play what generation 2 lacks and the
+    # counts continue
     before = {p.name: p.stat().st_mtime_ns for p in (run / "replay").glob("*.npz")}
     second = subprocess.run([GOMOKU, *ARGS, "--generations", "2", "--run", str(run)],
                             capture_output=True, text=True, env=_env(), timeout=300)
@@ -92,7 +140,7 @@ def test_ray_local_run_then_resume_with_local_workers(tmp_path: Path) -> None:
     assert all((run / "replay" / n).stat().st_mtime_ns == t for n, t in before.items())
     recs = read_metrics(run / "metrics.jsonl")
     assert [r["generation"] for r in recs] == [1, 2]
-    assert recs[1]["games_total"] == 2 * GAMES
+    assert recs[1]["games_total"] == 2 * GAMES and recs[1]["selfplay"]["games"] == GAMES
     assert recs[1]["positions_total"] == recs[0]["positions_total"] + recs[1]["selfplay"]["positions"]
     assert recs[1]["step"] > recs[0]["step"]
     state = json.loads((run / "state.json").read_text())

@@ -95,6 +95,23 @@ def _probe(address: str, timeout: float = 10.0) -> None:
         raise RayError(f"--ray {address}: no Ray cluster answers there ({exc.strerror or exc})") from None
 
 
+def _signal_handlers() -> dict[int, Any]:
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _restore(saved: dict[int, Any]) -> None:
+    """ray.init puts its crash handler on SIGTERM, which aborts the driver; the run's own
+    handlers (SIGTERM stops a run as Ctrl-C does, state saved) are set again."""
+    import signal
+    for sig, handler in saved.items():
+        if handler is not None:
+            signal.signal(sig, handler)
+
+
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
 
@@ -127,6 +144,7 @@ class RayPool:
             return self._ray
         import ray
         if not ray.is_initialized():
+            saved = _signal_handlers()
             quiet = dict(log_to_driver=False, logging_level=logging.ERROR, configure_logging=True)
             if self.address == "local":
                 cpus = self.requested or os.cpu_count() or 1
@@ -147,6 +165,7 @@ class RayPool:
                     raise RayError(f"--ray {self.address}: cannot connect to the Ray cluster "
                                    f"({_first_line(exc)})") from None
             self._owned = True
+            _restore(saved)
         self._ray = ray
         return ray
 
