@@ -14,8 +14,10 @@ def test_torch_is_imported_by_training_only() -> None:
     code = ("import sys\n"
             "import gomoku.tools.cli, gomoku.tools.train_cmd, gomoku.tools.export_cmd, gomoku.tools.plot_cmd\n"
             "import gomoku.train.workers, gomoku.train.bootstrap, gomoku.train.evaluate, gomoku.train.games\n"
+            "import gomoku.train.raypool\n"
             "import gomoku.engine.mcts.selfplay, gomoku.protocol.brain\n"
-            "assert 'torch' not in sys.modules and 'matplotlib' not in sys.modules, 'torch imported'\n")
+            "assert 'torch' not in sys.modules and 'matplotlib' not in sys.modules, 'torch imported'\n"
+            "assert 'ray' not in sys.modules, 'ray imported without --ray'\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
 
