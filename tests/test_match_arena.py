@@ -265,3 +265,15 @@ def test_mcts_specs_make_players_and_refuse_bad_nets(tmp_path):
     bad.write_bytes(b"not a model")
     with pytest.raises(SpecError, match="not a usable ONNX model"):
         make_player(str(bad))
+
+
+def test_zero_turn_time_uncaps_players_with_a_search_size_only():
+    from gomoku.engine.limits import Limit
+    from gomoku.engine.match.players import parse_spec
+    zero = Limit(turn_time=0)
+    assert parse_spec("pure-mcts:500").limit_for(zero).turn_time is None
+    assert parse_spec("classical:depth=3").limit_for(zero).turn_time is None
+    assert parse_spec("classical").limit_for(zero).turn_time == 0          # static reply at once
+    assert parse_spec("random").limit_for(zero).turn_time == 0
+    assert parse_spec("pure-mcts:500,time=0").limit_for(zero).turn_time == 0   # asked for by name
+    assert parse_spec("pure-mcts:500").limit_for(Limit(turn_time=2.0)).turn_time == 2.0

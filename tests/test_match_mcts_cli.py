@@ -51,3 +51,13 @@ def test_four_in_a_row_matches_are_judged_by_four_and_refuse_the_classical_engin
     assert any("4 in a row" in r["detail"] for r in data["results"])
     p = run_match("classical", "pure-mcts:100", "--win", "4", "--size", "6", "-n", "2")
     assert p.returncode != 0 and "plays five in a row only" in p.stderr
+
+
+def test_zero_time_per_move_lets_mcts_players_search_their_own_playouts(tmp_path):
+    """`-t 0` means no clock, not one playout: 2000 playouts against 20 must show."""
+    js = tmp_path / "r.json"
+    p = run_match("pure-mcts:2000", "pure-mcts:20", "-t", "0", "-n", "4", "--size", "8", "--json", str(js))
+    assert p.returncode == 0, p.stderr
+    data = json.loads(js.read_text())
+    assert data["wins"] >= 3, data
+    assert not any(r["reason"] == "time" for r in data["results"])

@@ -145,7 +145,8 @@ class _View:
 @click.option("-s", "--size", "--board", "size", default="15", show_default=True,
               help="Board size N or WxH (5..22).")
 @click.option("-t", "--time", "turn_time", type=click.FloatRange(0), default=None,
-              help="Seconds per move (protocol timeout_turn; 0 = as fast as possible). "
+              help="Seconds per move (protocol timeout_turn). 0: no clock; MCTS players and nets search their "
+                   "playouts, players with nodes=/depth= search to them, the rest move at once. "
                    "Default 1, or no cap when --match-time/--nodes/--depth/--playouts is given.")
 @click.option("--match-time", type=click.FloatRange(0, min_open=True), default=None,
               help="Seconds per player for the whole game (protocol timeout_match).")

@@ -126,9 +126,18 @@ class PlayerSpec:
         return out
 
     def limit_for(self, base: Limit) -> Limit:
-        """The match Limit with this player's overrides applied."""
+        """The match Limit with this player's overrides applied.
+
+        A match's zero time per move means "as fast as the player's own search size allows":
+        a player with a size (MCTS playouts, which every MCTS spec has, or nodes / depth) plays
+        it out uncapped, since one playout or a static reply is not the player the user named;
+        a player without one moves at once, as the protocol's `timeout_turn 0` says."""
         fields = dict(vars(base))
         fields.update(self.limit_overrides)
+        if fields.get("turn_time") == 0 and "time" not in self.options and (
+                self.kind in ("pure-mcts", "onnx") or fields.get("nodes") or fields.get("depth")
+                or fields.get("playouts")):
+            fields["turn_time"] = None
         return Limit(**fields)
 
 
