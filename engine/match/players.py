@@ -135,8 +135,7 @@ class PlayerSpec:
         fields = dict(vars(base))
         fields.update(self.limit_overrides)
         if fields.get("turn_time") == 0 and "time" not in self.options and (
-                self.kind in ("pure-mcts", "onnx") or fields.get("nodes") or fields.get("depth")
-                or fields.get("playouts")):
+                self.kind in ("pure-mcts", "onnx") or fields.get("nodes") or fields.get("depth")):
             fields["turn_time"] = None
         return Limit(**fields)
 
