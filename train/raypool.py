@@ -147,7 +147,7 @@ class RayPool:
             saved = _signal_handlers()
             quiet = dict(log_to_driver=False, logging_level=logging.ERROR, configure_logging=True)
             if self.address == "local":
-                cpus = self.requested or os.cpu_count() or 1
+                cpus = self.workers          # known without Ray for a local instance
                 # Ray runs its workers 15 nice levels below the driver; the actors are all the
                 # work of a self-play phase, so they run at the driver's priority, as local
                 # worker processes do (measured on a busy 2-core machine: 5 s vs 18 s a chunk)
