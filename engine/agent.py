@@ -18,7 +18,7 @@ from numba import njit
 
 from gomoku.engine.game.board import BLACK, Board
 from gomoku.engine.game.core import C_FIVE, M_COUNT, M_HEIGHT, M_STRIDE, M_TOMOVE, M_WIDTH, BoardState
-from gomoku.engine.limits import Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
+from gomoku.engine.limits import CLASSICAL_SEARCHER, Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.numba_cache import drop_stale_cache
 from gomoku.engine.timeman import search_deadlines
@@ -128,6 +128,7 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
         return PlayResult(move, {"depth": 0, "nodes": res.nodes, "time": time.perf_counter() - t0})
     elapsed = time.perf_counter() - t0
     info = {
+        "searcher": CLASSICAL_SEARCHER,
         "depth": res.depth,
         "score": _score_text(res.score),
         "nodes": res.nodes,
@@ -255,6 +256,7 @@ class EnginePlayer:
         self.depth = depth
         self.nodes = nodes
         self.name = name or ("classical" if level is None else f"classical:{level}")
+        self.searcher = CLASSICAL_SEARCHER
         self._thinker = Thinker(tables)
 
     def new_game(self, width: int, height: int, rule: Rule) -> None:
@@ -306,7 +308,11 @@ class NetThinker:
         return True
 
     def searcher(self, board: Board) -> str:
-        return f"net {self.net.info.arch} + MCTS" if self.covers(board) else "classical"
+        return f"net {self.net.info.arch} + MCTS" if self.covers(board) else CLASSICAL_SEARCHER
+
+    def describe(self) -> str:
+        """Which searcher plays which boards, for the brain's ABOUT line."""
+        return f"net {self.net.info.arch} + MCTS on {self.net.info.coverage()}, {CLASSICAL_SEARCHER} elsewhere"
 
     def __call__(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
         if not self.covers(board):

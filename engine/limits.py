@@ -15,6 +15,9 @@ if TYPE_CHECKING:  # the board pulls in numba; the vocabulary must stay light
 
 UNLIMITED_MS = 2147483647
 
+#: what plays when no net does, as the brain's ABOUT and MESSAGE lines and the play screen say it
+CLASSICAL_SEARCHER = "classical alpha-beta + VCF/VCT"
+
 
 @dataclass
 class Limit:
@@ -48,7 +51,7 @@ class PlayResult:
     `move` is (x, y) with x the column and y the row, 0-based, or None when the player
     resigned or failed. `info` keys that are understood everywhere: depth, score (centi-
     stones from the mover's view, or 'win'/'loss' strings for proven results), nodes,
-    time (s), pv (list of (x, y)), nps.
+    time (s), pv (list of (x, y)), nps, searcher (what searched, for people).
     """
     move: Optional[tuple[int, int]]
     info: dict[str, Any] = field(default_factory=dict)

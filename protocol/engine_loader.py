@@ -113,6 +113,17 @@ class EngineLoader:
         with self._changed:
             self._changed.notify_all()
 
+    def describe_searcher(self) -> str:
+        """Which searcher plays, for ABOUT, which managers send before START (often before the
+        net has loaded): the loaded net's coverage, or what is being loaded."""
+        from gomoku.engine.limits import CLASSICAL_SEARCHER
+        if not self.net_path:
+            return CLASSICAL_SEARCHER
+        if not self.ready.is_set() and not self.finished.is_set():
+            return f"net {os.path.basename(self.net_path)} + MCTS (loading), {CLASSICAL_SEARCHER} where it does not apply"
+        describe = getattr(self._thinker, "describe", None)
+        return describe() if describe is not None else f"{CLASSICAL_SEARCHER} (the net did not load)"
+
     def set_threads(self, threads: int) -> None:
         """The protocol's `INFO thread_num`: how many threads the net may use. The classical
         search is single-threaded and ignores it; a net brain passes it to its NetThinker (now,

@@ -32,7 +32,8 @@ MIN_USABLE_MEMORY = 64 * 1024 * 1024
 # is the cheap one.
 COLD_SEARCH_MIN_S = 0.15
 
-ABOUT_LINE = 'name="gomoku", version="{version}", author="gomoku developers", country="Unknown"'
+ABOUT_LINE = ('name="gomoku", version="{version}", author="gomoku developers", country="Unknown", '
+              'searcher="{searcher}"')
 
 
 def _version() -> str:
@@ -93,7 +94,8 @@ class Session:
 
     # -- simple commands -------------------------------------------------------------------
     def _cmd_about(self, cmd: Command, t: float) -> None:
-        self.out.send(ABOUT_LINE.format(version=_version()))
+        searcher = self.loader.describe_searcher().replace('"', "'")
+        self.out.send(ABOUT_LINE.format(version=_version(), searcher=searcher))
 
     def _new_board(self, width: int, height: int) -> None:
         try:

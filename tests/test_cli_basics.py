@@ -64,6 +64,7 @@ def test_brain_log_that_cannot_be_written_is_refused(tmp_path):
     out = subprocess.run([GOMOKU, "brain", "--log", str(log)], input="ABOUT\nEND\n", capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.startswith("name=") and "ABOUT" in log.read_text()
+    assert 'searcher="classical alpha-beta + VCF/VCT"' in out.stdout       # no net: the classical engine
 
 
 def test_board_is_a_name_for_size():

@@ -38,4 +38,4 @@ def test_frozen_brain_plays_a_searched_first_move_from_its_shipped_cache(tmp_pat
         b.end()
     text = log.read_text()
     assert "looks cold" not in text and "child compile" not in text, text[-2000:]
-    assert any(t.startswith("MESSAGE depth ") for t in lines), (lines, text[-2000:])
+    assert any(t.startswith("MESSAGE classical alpha-beta + VCF/VCT depth ") for t in lines), (lines, text[-2000:])

@@ -133,6 +133,21 @@ def test_renju_forbidden_move_is_refused(tmp_path):
     assert "Bye" in finish(child)
 
 
+def test_the_screen_says_which_searcher_plays(tmp_path):
+    """The shipped 8x8 net as the opponent: its name and 'net b4c32 + MCTS' in the title."""
+    net = Path(__file__).resolve().parents[1] / "weights" / "8x8k5-b4c32.onnx"
+    child = spawn("--size", "8", "--time", "0.2", "--opponent", f"{net}:playouts=50", cwd=tmp_path)
+    screen = clean(wait(child, X, FIRST_PROMPT_TIMEOUT))
+    assert "vs 8x8k5-b4c32 (net b4c32 + MCTS)" in screen, screen[-600:]
+    assert "played" in send(child, "d4", X)
+    child.sendline("quit")
+    finish(child)
+    child = spawn("--size", "8", "--time", "0", cwd=tmp_path)        # the default: classical
+    assert "vs classical" in clean(wait(child, X, FIRST_PROMPT_TIMEOUT))
+    child.sendline("quit")
+    finish(child)
+
+
 @pytest.mark.parametrize("size", ["15", "20", "22"])
 def test_screen_fits_80x25(tmp_path, size):
     child = spawn("--size", size, "--time", "0", cwd=tmp_path)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from test_protocol_util import Brain
+from test_protocol_util import MOVE_RE, Brain
 
 from netfiles import conv_net, uniform_net
 
@@ -33,17 +33,23 @@ def test_brain_with_a_net_plays_legal_searched_moves_and_says_so(net8, tmp_path)
         # with a load average of 7-12 four moves after 'engine ready' all found a warm-up step
         # holding the engine at their soft deadline; every one was a fallback
         _wait_in_log(log, "engine warmed up")
-        played = set()
+        played, messages = set(), []
         for x, y in [(3, 3), (4, 4), (2, 5), (6, 1)]:
             b.send(f"TURN {x},{y}")
             played.add((x, y))
             reply = b.line()
             while reply.startswith("MESSAGE"):
+                messages.append(reply)
                 reply = b.line()
             mv = tuple(int(v) for v in reply.split(","))
             assert mv not in played and all(0 <= v < 8 for v in mv)
             played.add(mv)
+        b.send("ABOUT")
+        about = b.line()
         b.end()
+    # which searcher plays, said to the manager and to whoever reads its log
+    assert 'searcher="net cnn16-16 + MCTS on 8x8 freestyle, classical alpha-beta + VCF/VCT elsewhere"' in about
+    assert any(m.startswith("MESSAGE net cnn16-16 + MCTS depth ") for m in messages), messages
     text = log.read_text()
     assert "net loaded" in text and "cnn16-16" in text
     assert "by engine" in text                        # at least one move came from the search
@@ -51,12 +57,20 @@ def test_brain_with_a_net_plays_legal_searched_moves_and_says_so(net8, tmp_path)
 
 def test_brain_with_a_net_uses_the_classical_engine_where_the_net_has_no_claim(net8, tmp_path):
     log = tmp_path / "brain.log"
-    with Brain(turn_ms=300, args=[GOMOKU, "brain", "--net", net8, "--log", str(log)]) as b:
+    with Brain(turn_ms=2000, args=[GOMOKU, "brain", "--net", net8, "--log", str(log)]) as b:
         b.send("START 15")
         assert b.line() == "OK"
-        b.send("BEGIN")
-        b.move()
+        b.send("INFO timeout_turn 2000")
+        _wait_in_log(log, "engine warmed up")
+        b.send("BOARD", "7,7,2", "8,8,1", "6,8,2", "DONE")   # a searched move, not an opening one
+        messages = []
+        reply = b.line()
+        while reply.startswith("MESSAGE"):
+            messages.append(reply)
+            reply = b.line()
+        assert MOVE_RE.match(reply), reply
         b.end()
+    assert any(m.startswith("MESSAGE classical alpha-beta + VCF/VCT depth ") for m in messages), messages
 
 
 def test_a_bad_net_is_refused_before_the_protocol_starts(tmp_path):

@@ -114,7 +114,8 @@ def test_11_about_before_start():
     with Brain() as b:
         b.send("ABOUT")
         line = b.line()
-        assert re.fullmatch(r'name="[^"]+", version="[^"]+", author="[^"]+", country="[^"]+"', line), line
+        assert re.fullmatch(r'name="[^"]+", version="[^"]+", author="[^"]+", country="[^"]+", searcher="[^"]+"',
+                            line), line
         b.silent(0.3)
         b.end()
 
@@ -170,7 +171,7 @@ def test_51_first_move_right_after_start_is_on_time_and_searched_when_ready(tmp_
     assert move not in ((6, 6), (6, 8), (7, 7)) and 0 <= min(move) and max(move) < 15, move
     assert took < 1.0, f"answered {took:.2f} s after the position (limit 1 s)"
     text = log.read_text()
-    if not any(t.startswith("MESSAGE depth ") for t in lines):
+    if not any(t.startswith("MESSAGE classical alpha-beta + VCF/VCT depth ") for t in lines):
         # (the log's "answer ... by fallback" line may be cut off by END: the brain exits at once)
         assert ("no search: the engine is still loading" in text
                 or "no search: the engine got ready" in text), text[-1500:]
@@ -191,4 +192,4 @@ def test_51_move_asked_for_once_the_engine_is_ready_is_searched(tmp_path):
         _move_after(b, lines)
         assert b.last_at - b.sent_at < 2.0
         b.end()
-    assert any(t.startswith("MESSAGE depth ") for t in lines), (lines, log.read_text()[-1500:])
+    assert any(t.startswith("MESSAGE classical alpha-beta + VCF/VCT depth ") for t in lines), (lines, log.read_text()[-1500:])

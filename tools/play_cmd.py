@@ -176,6 +176,14 @@ class Session:
     def opponent_name(self) -> str:
         return self.opponent.name if self.opponent is not None else self.spec.name
 
+    def opponent_searcher(self) -> str:
+        """' (net b4c32 + MCTS)': what searches for the opponent, when it says and its name does
+        not already (the classical engine's names start with 'classical')."""
+        searcher = getattr(self.opponent, "searcher", None)
+        if not isinstance(searcher, str) or not searcher or self.opponent_name().startswith(searcher.split()[0]):
+            return ""
+        return f" ({searcher})"
+
     # -- saving ----------------------------------------------------------------------
     def default_path(self) -> Path:
         if self.save_path is not None:
@@ -322,7 +330,8 @@ class Session:
         if self.rule == Rule.RENJU and b.to_move == BLACK and self.outcome is None and self.human == BLACK:
             forbidden = b.forbidden_points()
         title = (f"[bold]gomoku[/bold] {self.rule.label} {self.width}x{self.height}  you: "
-                 f"{STONE[self.human]} {COLOUR_NAME[self.human]}  vs {escape(self.opponent_name())}")
+                 f"{STONE[self.human]} {COLOUR_NAME[self.human]}  vs {escape(self.opponent_name())}"
+                 f"{escape(self.opponent_searcher())}")
         if self.outcome is not None:
             status = f"[bold]Game over:[/bold] {self.outcome_text()}"
         else:

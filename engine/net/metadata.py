@@ -123,6 +123,12 @@ class NetInfo:
             raise NetFormatError(f"{source}: trained for boards {_format_sizes(self.board_sizes)}, "
                                  f"not {width}x{height}")
 
+    def coverage(self) -> str:
+        """The games it plays, for people: '15x15 freestyle/standard' or '8-12 freestyle'."""
+        sizes = sorted(set(self.board_sizes))
+        boards = f"{sizes[0]}x{sizes[0]}" if len(sizes) == 1 else f"boards {_format_sizes(sizes)}"
+        return f"{boards} {'/'.join(self.rules)}"
+
     def summary(self) -> str:
         return (f"{self.arch}, {self.players} players, {self.win_length} in a row, rules "
                 f"{','.join(self.rules)}, boards {_format_sizes(self.board_sizes)}")
