@@ -186,6 +186,44 @@ def test_the_player_plays_the_solvers_forced_win_at_its_coordinates():
     assert r.move == (5, 7) and r.info.get("proof") == "vcf"
 
 
+def _double_three_threat():
+    """15x15, black to move: (6,7) (7,7) and (8,5) (8,6) meet at (8,7), two open threes at once:
+    a VCT and no VCF."""
+    from gomoku.engine.game.board import Board
+    return Board.from_moves(15, [(6, 7), (0, 7), (7, 7), (14, 7), (8, 5), (7, 0), (8, 6), (7, 14)])
+
+
+def test_the_player_plays_a_vct_that_a_small_tree_misses():
+    from gomoku.engine.limits import Limit
+    from gomoku.engine.mcts.player import MCTSPlayer
+    b = _double_three_threat()
+    r = MCTSPlayer(MCTSConfig.pure(20), None, use_solver=True).play(b, Limit(playouts=20))
+    assert r.info.get("proof") == "vct" and r.move in [(8, 7), (5, 7), (9, 7), (8, 4), (8, 8)]
+    assert r.info["searcher"] == "rollout MCTS"
+
+
+def test_a_move_that_lets_the_opponent_win_by_threes_is_replaced():
+    """White to move; black's x=5 stones (5,4) (5,6) (5,8) and its diagonal (5,8) _ (7,10) give
+    it a VCT unless white takes (6,9) or (8,11). The search's favourite (a far corner) allows
+    no VCF, only the VCT; the next candidate, (6,9), holds and is played."""
+    from types import SimpleNamespace
+    from gomoku.engine.game.board import Board
+    from gomoku.engine.mcts.player import VCT_NODES, MCTSPlayer
+    from gomoku.engine.search.dfpn import solve_vct
+    from gomoku.engine.search.threats import solve
+    b = Board.from_moves(15, [(5, 8), (7, 6), (5, 4), (8, 8), (7, 10), (10, 5), (5, 6)])
+    w = b.width
+    after = b.copy()
+    after.play(14, 14)
+    assert not solve(after.copy().state, "vcf").win and solve_vct(after.copy().state, node_limit=VCT_NODES).win
+    visits = np.zeros(w * w, dtype=np.int64)
+    visits[cell(14, 14, w)] = 50
+    visits[cell(6, 9, w)] = 30
+    res = SimpleNamespace(visits=visits, move=cell(14, 14, w))
+    player = MCTSPlayer(MCTSConfig.pure(20), None, use_solver=True)
+    assert player._avoid_forced_loss(b, res, VCT_NODES) == cell(6, 9, w)
+
+
 def test_the_warm_up_searches_small_trees_only(monkeypatch):
     """The brain runs the warm-up in its own process, where a tree's memory stays with the
     allocator once freed: default-sized trees there cost the brain 75-115 MB of its 350."""

@@ -1,9 +1,12 @@
 """MCTS as a Player: a net (or random rollouts) searching under the match's limits.
 
-Before the tree search, two-player five-in-a-row games ask the threat solver (the classical
-engine's VCF) what a tree of a few thousand playouts may miss: a forced win for the mover is
-played at once, and a move after which the opponent has a forced win is replaced by the next
-most visited move without one. Each player owns its tree, its solver tables and its net.
+Before the tree search, two-player five-in-a-row games ask the threat solvers (the classical
+engine's VCF, then its df-pn VCT) what a tree of a few thousand playouts may miss: a forced win
+for the mover is played at once, and a move after which the opponent has a forced win is
+replaced by the next most visited move without one. The VCT matters: a tree of 400 playouts
+defends well but seldom finds a win by threes, and the classical engine, which looks for them,
+beat AlphaZero_Gomoku's 8x8 net 20 - 0 where our net with VCF alone drew most games.
+Each player owns its tree, its solver tables and its net.
 """
 from __future__ import annotations
 
@@ -19,6 +22,12 @@ from .search import MCTS, MCTSConfig
 
 #: VCF nodes per probe: a few milliseconds, against a search of a second or more
 VCF_NODES = 20_000
+#: df-pn VCT nodes per probe without a clock (at about 300 k nodes/s on 15x15, up to 0.3 s)
+VCT_NODES = 100_000
+#: under a clock, a probe's nodes per second of the move's budget: at most about 3 % of the
+#: budget each, and a move runs one probe or two before the search and usually two after it
+PROBE_NODES_PER_S = 10_000
+VCT_MIN_NODES = 1_000
 #: share of the protocol's max_memory the tree may take
 TREE_SHARE = 0.25
 #: candidates checked for an opponent VCF before the search's choice stands anyway
@@ -40,6 +49,7 @@ class MCTSPlayer:
         self._mcts: Optional[MCTS] = None
         self._game: Optional[tuple[int, int, Rule]] = None
         self._threat_table = None
+        self._dfpn_table = None
 
     @property
     def searcher(self) -> str:
@@ -79,11 +89,13 @@ class MCTSPlayer:
         if limit.nodes:
             playouts = min(playouts, limit.nodes)
         solver = self.use_solver and self.players == 2 and self.win_length == 5
+        vct_nodes = VCT_NODES if budget is None else int(min(VCT_NODES, max(VCT_MIN_NODES, budget * PROBE_NODES_PER_S)))
         if solver:
-            win = self._vcf(board)
-            if win is not None:
-                return PlayResult((win % board.width, win // board.width), {"score": "win", "proof": "vcf", "nodes": 0,
-                                                       "time": time.perf_counter() - t0})
+            for proof, win in (("vcf", self._vcf(board)), ("vct", self._vct(board, vct_nodes))):
+                if win is not None:
+                    return PlayResult((win % board.width, win // board.width),
+                                      {"searcher": self.searcher, "score": "win", "proof": proof, "nodes": 0,
+                                       "time": time.perf_counter() - t0})
         mcts = self._searcher(board, limit.max_memory)
         w = board.width
         mcts.sync([y * w + x for x, y in board.moves])
@@ -93,7 +105,7 @@ class MCTSPlayer:
         res = mcts.search(playouts=playouts, deadline=deadline, stop=stop)
         move = res.move
         if solver and res.proven != 1:
-            move = self._avoid_vcf(board, res)
+            move = self._avoid_forced_loss(board, res, vct_nodes)
         elapsed = time.perf_counter() - t0
         info = {"searcher": self.searcher, "depth": len(res.pv), "playouts": res.playouts, "nodes": res.playouts, "visits": int(res.visits.sum()),
                 "score": "win" if res.proven == 1 else "loss" if res.proven == -1 else int(round(res.value * 100)),
@@ -122,8 +134,22 @@ class MCTSPlayer:
         x, y = board.coords(r.pv[0])
         return y * board.width + x
 
-    def _avoid_vcf(self, board, res) -> int:
-        """The most visited of the first few candidates after which the opponent has no VCF."""
+    def _vct(self, board, nodes: int) -> Optional[int]:
+        """Flat cell of the first move of a df-pn VCT for the mover, if one is proven in `nodes`."""
+        from ..search.dfpn import new_dfpn_table, solve_vct
+        if board.move_count < 6:
+            return None
+        if self._dfpn_table is None:
+            self._dfpn_table = new_dfpn_table(16)
+        r = solve_vct(board.copy().state, node_limit=nodes, tab=self._dfpn_table)
+        if not r.win or not r.pv:
+            return None
+        x, y = board.coords(r.pv[0])
+        return y * board.width + x
+
+    def _avoid_forced_loss(self, board, res, vct_nodes: int) -> int:
+        """The most visited of the first few candidates after which the opponent has neither a
+        VCF nor a VCT; the search's choice when every one of them loses by force."""
         order = np.argsort(-res.visits, kind="stable")[:VETO_CANDIDATES]
         w = board.width
         for cell in order:
@@ -131,10 +157,11 @@ class MCTSPlayer:
                 break
             after = board.copy()
             after.play(int(cell) % w, int(cell) // w)
-            if after.game_over or self._vcf(after) is None:
+            if after.game_over or (self._vcf(after) is None and self._vct(after, vct_nodes) is None):
                 return int(cell)
         return res.move
 
     def close(self) -> None:
         self._mcts = None
         self._threat_table = None
+        self._dfpn_table = None
