@@ -25,6 +25,11 @@ def test_chunk_plan_is_fixed_when_a_generation_starts(tmp_path: Path) -> None:
     again = TrainingRun(tmp_path / "run", RunConfig(width=7, height=7, arch="b1c8", games_per_gen=30, workers=3),
                         View(io.StringIO()))
     assert again.resumed and again.jobs(1) == first
+    assert again.cfg.games_per_gen == 12              # the run's own, not the command's
+    # the measuring games follow the command: a stuck ladder can be stopped on resume
+    third = TrainingRun(tmp_path / "run", RunConfig(width=7, height=7, arch="b1c8", ladder_games=0, classical_games=2),
+                        View(io.StringIO()))
+    assert (third.cfg.ladder_games, third.cfg.classical_games) == (0, 2)
     assert (tmp_path / "run" / "nets" / "best.onnx").is_file()
 
 

@@ -62,8 +62,9 @@ class TrainingRun:
         if (self.dir / "config.json").is_file() and (self.dir / "state.json").is_file():
             old = RunConfig.load(self.dir)
             check_same_run(old, config, self.dir)
-            # machine and budget settings follow the command; the game and the net stay the run's
-            for key in ("workers", "device", "ray", "command"):
+            # machine and budget settings follow the command, and so do the measuring games that
+            # choose no net (ladder, classical levels); the game, the net and the gate stay the run's
+            for key in ("workers", "device", "ray", "command", "ladder_games", "classical_games"):
                 setattr(old, key, getattr(config, key))
             self.cfg = old
             self.state = RunState.load(self.dir)
