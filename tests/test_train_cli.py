@@ -3,6 +3,7 @@
 is one line."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -48,4 +49,27 @@ def test_ray_without_the_extra_is_one_line(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and "pip install" in out.stderr and "[ray]" in out.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_one_net_for_two_rules(tmp_path: Path) -> None:
+    """`--rule freestyle,standard`: self-play chunks alternate the rules, the exported net claims
+    both, and the brain's coverage says so; a rule named twice or an unknown one is one line."""
+    from gomoku.engine.net.evaluator import NetEvaluator
+    from gomoku.train.replay import ReplayStore
+    run = tmp_path / "two"
+    out = subprocess.run([GOMOKU, "train", "--board", "7", "--rule", "freestyle, standard", "--arch", "b1c8",
+                          "--generations", "1", "--games-per-gen", "4", "--parallel-games", "2", "--workers", "1",
+                          "--playouts", "16", "--updates", "1", "--batch", "16", "--eval-games", "0",
+                          "--ladder-games", "0", "--classical-games", "0", "--run", str(run), "--plain"],
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    store = ReplayStore(run / "replay")
+    rules = {name: {g.rule for g in store.games(name)} for name in store.names()}
+    assert rules == {"gen00001-selfplay-0000": {"freestyle"}, "gen00001-selfplay-0001": {"standard"}}, rules
+    info = NetEvaluator.load(run / "nets" / "best.onnx").info
+    assert info.rules == ["freestyle", "standard"] and info.coverage() == "7x7 freestyle/standard"
+    for bad, needle in (("freestyle,freestyle", "named twice"), ("freestyle,chess", "unknown rule")):
+        err = _run("train", "--board", "7", "--rule", bad, "--run", str(tmp_path / "r"))
+        assert err.returncode != 0 and needle in err.stderr and "Traceback" not in err.stderr, err.stderr
     assert not (tmp_path / "r").exists()

@@ -39,7 +39,9 @@ def _command_line() -> str:
 
 @click.command(context_settings={"show_default": True})
 @click.option("--board", "board", required=True, help="Board size: N or WxH.")
-@click.option("--rule", default="freestyle", help="freestyle, standard, renju, caro, caro5.")
+@click.option("--rule", default="freestyle",
+              help="freestyle, standard, renju, caro, caro5, or several comma-separated (one net for all: "
+                   "self-play alternates them; measured under the first).")
 @click.option("--win", "win_length", type=click.IntRange(3, 6), default=5, help="Stones in a row that win.")
 @click.option("--players", type=click.IntRange(2, 4), default=2)
 @click.option("--run", "run_dir", default=None, help="Run folder (default runs/<W>x<H>-<rule>); an existing run resumes.")
@@ -98,9 +100,12 @@ def train(board: str, run_dir: Optional[str], hours: Optional[float], generation
             raise click.BadParameter("give 'local' or a Ray cluster address", param_hint="--ray")
     from gomoku.engine.game.rules import parse_rule
     try:
-        rule = parse_rule(opts.pop("rule")).label
+        rules = [parse_rule(r.strip()).label for r in opts.pop("rule").split(",")]
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
+    if len(set(rules)) != len(rules):
+        raise click.BadParameter("a rule is named twice", param_hint="--rule")
+    rule = ",".join(rules)
     try:
         from gomoku.train.config import RunConfig, RunError
         from gomoku.train.checkpoint import CheckpointError
@@ -111,7 +116,7 @@ def train(board: str, run_dir: Optional[str], hours: Optional[float], generation
         raise click.ClickException(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
     try:
         arch_opt = opts.pop("arch")
-        run_dir = run_dir or f"runs/{width}x{height}-{rule}"
+        run_dir = run_dir or f"runs/{width}x{height}-{'-'.join(rules)}"
         if arch_opt is None:        # resuming without --arch keeps the run's architecture
             arch_opt = _run_arch(run_dir) or ("b6c64" if opts["device"] == "cuda" else "b4c32")
         arch = parse_arch(arch_opt).name

@@ -28,7 +28,7 @@ class RunError(ValueError):
 class RunConfig:
     width: int
     height: int
-    rule: str = "freestyle"
+    rule: str = "freestyle"            # or several, comma-separated: self-play alternates them
     win_length: int = 5
     players: int = 2
     arch: str = "b6c64"
@@ -74,6 +74,15 @@ class RunConfig:
     init: Optional[str] = None
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def rules(self) -> list[str]:
+        """The rules self-play plays, in chunk order ('freestyle,standard': one net for both)."""
+        return self.rule.split(",")
+
+    @property
+    def main_rule(self) -> str:
+        """The rule the run is measured under (ladder, classical levels, gating): the first."""
+        return self.rules()[0]
 
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else max(1, os.cpu_count() or 1)

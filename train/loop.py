@@ -89,7 +89,7 @@ class TrainingRun:
 
     def _meta(self, g: int) -> dict[str, Any]:
         c = self.cfg
-        return {"generation": g, "rules": [c.rule], "board_sizes": sorted({c.width, c.height}),
+        return {"generation": g, "rules": c.rules(), "board_sizes": sorted({c.width, c.height}),
                 "win_length": c.win_length, "seed": c.seed,
                 "provenance": {"command": c.command, "run": self.dir.name, "generation": g,
                                "games": self.state.games, "steps": self.state.step,
@@ -231,12 +231,13 @@ class TrainingRun:
                               resign_threshold=c.resign_threshold, no_resign_share=c.no_resign_share,
                               parallel_games=size)
         out = []
+        rules = c.rules()
         left, k = plan["games"], 0
         while left > 0:
             n = min(size, left)
             out.append(ChunkJob(shard_name(g, src, k), src, n, c.seed * 1_000_003 + g * 10_007 + k, c.width,
-                                c.height, c.rule, str(self.dir / "nets" / "best.onnx") if src == "selfplay" else None,
-                                conf, c.device))
+                                c.height, rules[k % len(rules)],
+                                str(self.dir / "nets" / "best.onnx") if src == "selfplay" else None, conf, c.device))
             left -= n
             k += 1
         return out
@@ -321,11 +322,11 @@ class TrainingRun:
         c = self.cfg
         if c.players == 2:
             self.view.phase(g, phase, f"{detail}, {games} games", games, 0)
-            return play_match(a, b, c.width, c.height, c.rule, c.win_length, games, seed, c.worker_count(),
+            return play_match(a, b, c.width, c.height, c.main_rule, c.win_length, games, seed, c.worker_count(),
                               lambda d, n: self.view.progress(d))
         total = nplayer_games(games, c.players)
         self.view.phase(g, phase, f"{detail}, {total} games of {c.players} seats", total, 0)
-        return play_nmatch(a, b, c.width, c.height, c.rule, c.win_length, c.players, total, seed, c.worker_count(),
+        return play_nmatch(a, b, c.width, c.height, c.main_rule, c.win_length, c.players, total, seed, c.worker_count(),
                            with_openings=openings, on_game=lambda d, n: self.view.progress(d))
 
     def evaluate(self, g: int) -> None:
@@ -336,7 +337,7 @@ class TrainingRun:
                                   "positions_total": st.positions}
         record.update({k: v for k, v in st.pending.items() if k != "plan"})
         accepted = True
-        blocked = evaluation_blocker(c.width, c.height, c.rule, c.win_length, c.players)
+        blocked = evaluation_blocker(c.width, c.height, c.main_rule, c.win_length, c.players)
         if blocked is not None:
             record["gating"] = {"skipped": f"{blocked}; always replace"}
         elif c.eval_games > 0 and c.gate > 0:
