@@ -3,9 +3,9 @@
 Before the tree search, two-player five-in-a-row games ask the threat solvers (the classical
 engine's VCF, then its df-pn VCT) what a tree of a few thousand playouts may miss: a forced win
 for the mover is played at once, and a move after which the opponent has a forced win is
-replaced by the next most visited move without one. The VCT matters: a tree of 400 playouts
-defends well but seldom finds a win by threes, and the classical engine, which looks for them,
-beat AlphaZero_Gomoku's 8x8 net 20 - 0 where our net with VCF alone drew most games.
+replaced by the next most visited move without one. A tree of a few hundred playouts seldom
+sees a win by threes that a solver proves in milliseconds (it did not, though, turn the 8x8
+nets' draws into wins: the net rarely reaches positions that hold one; docs/training.md).
 Each player owns its tree, its solver tables and its net.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ PROBE_NODES_PER_S = 10_000
 VCT_MIN_NODES = 1_000
 #: share of the protocol's max_memory the tree may take
 TREE_SHARE = 0.25
-#: candidates checked for an opponent VCF before the search's choice stands anyway
+#: candidates checked for an opponent VCF or VCT before the search's choice stands anyway
 VETO_CANDIDATES = 4
 
 
@@ -91,7 +91,8 @@ class MCTSPlayer:
         solver = self.use_solver and self.players == 2 and self.win_length == 5
         vct_nodes = VCT_NODES if budget is None else int(min(VCT_NODES, max(VCT_MIN_NODES, budget * PROBE_NODES_PER_S)))
         if solver:
-            for proof, win in (("vcf", self._vcf(board)), ("vct", self._vct(board, vct_nodes))):
+            for proof, probe in (("vcf", lambda: self._vcf(board)), ("vct", lambda: self._vct(board, vct_nodes))):
+                win = probe()
                 if win is not None:
                     return PlayResult((win % board.width, win // board.width),
                                       {"searcher": self.searcher, "score": "win", "proof": proof, "nodes": 0,
