@@ -308,11 +308,11 @@ class NetThinker:
         return True
 
     def searcher(self, board: Board) -> str:
-        return f"net {self.net.info.arch} + MCTS" if self.covers(board) else CLASSICAL_SEARCHER
+        return self.player.searcher if self.covers(board) else CLASSICAL_SEARCHER
 
     def describe(self) -> str:
         """Which searcher plays which boards, for the brain's ABOUT line."""
-        return f"net {self.net.info.arch} + MCTS on {self.net.info.coverage()}, {CLASSICAL_SEARCHER} elsewhere"
+        return f"{self.player.searcher} on {self.net.info.coverage()}, {CLASSICAL_SEARCHER} elsewhere"
 
     def __call__(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
         if not self.covers(board):

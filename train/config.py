@@ -75,6 +75,7 @@ class RunConfig:
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
     def rules(self) -> list[str]:
         """The rules self-play plays, in chunk order ('freestyle,standard': one net for both)."""
         return self.rule.split(",")
@@ -82,7 +83,7 @@ class RunConfig:
     @property
     def main_rule(self) -> str:
         """The rule the run is measured under (ladder, classical levels, gating): the first."""
-        return self.rules()[0]
+        return self.rules[0]
 
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else max(1, os.cpu_count() or 1)

@@ -89,7 +89,7 @@ class TrainingRun:
 
     def _meta(self, g: int) -> dict[str, Any]:
         c = self.cfg
-        return {"generation": g, "rules": c.rules(), "board_sizes": sorted({c.width, c.height}),
+        return {"generation": g, "rules": c.rules, "board_sizes": sorted({c.width, c.height}),
                 "win_length": c.win_length, "seed": c.seed,
                 "provenance": {"command": c.command, "run": self.dir.name, "generation": g,
                                "games": self.state.games, "steps": self.state.step,
@@ -231,7 +231,7 @@ class TrainingRun:
                               resign_threshold=c.resign_threshold, no_resign_share=c.no_resign_share,
                               parallel_games=size)
         out = []
-        rules = c.rules()
+        rules = c.rules
         left, k = plan["games"], 0
         while left > 0:
             n = min(size, left)

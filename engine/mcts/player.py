@@ -129,11 +129,7 @@ class MCTSPlayer:
         from ..search.threats import solve
         if board.move_count < 6:
             return None
-        r = solve(board.copy().state, "vcf", node_limit=VCF_NODES, tt=self._table())
-        if not r.win or not r.pv:
-            return None
-        x, y = board.coords(r.pv[0])
-        return y * board.width + x
+        return _first_cell(board, solve(board.copy().state, "vcf", node_limit=VCF_NODES, tt=self._table()))
 
     def _vct(self, board, nodes: int) -> Optional[int]:
         """Flat cell of the first move of a df-pn VCT for the mover, if one is proven in `nodes`."""
@@ -142,11 +138,7 @@ class MCTSPlayer:
             return None
         if self._dfpn_table is None:
             self._dfpn_table = new_dfpn_table(16)
-        r = solve_vct(board.copy().state, node_limit=nodes, tab=self._dfpn_table)
-        if not r.win or not r.pv:
-            return None
-        x, y = board.coords(r.pv[0])
-        return y * board.width + x
+        return _first_cell(board, solve_vct(board.copy().state, node_limit=nodes, tab=self._dfpn_table))
 
     def _avoid_forced_loss(self, board, res, vct_nodes: int) -> int:
         """The most visited of the first few candidates after which the opponent has neither a
@@ -166,3 +158,11 @@ class MCTSPlayer:
         self._mcts = None
         self._threat_table = None
         self._dfpn_table = None
+
+
+def _first_cell(board, proof) -> Optional[int]:
+    """Flat cell of a solver's first winning move (a ThreatResult), None without a proven line."""
+    if not proof.win or not proof.pv:
+        return None
+    x, y = board.coords(proof.pv[0])
+    return y * board.width + x
