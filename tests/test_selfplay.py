@@ -51,3 +51,21 @@ def test_net_selfplay_batches_games_and_caps_playouts(tmp_path):
     rec = np.concatenate([g.recorded for g in games])
     assert 0 < rec.mean() < 1                                       # playout cap randomisation
     assert net.calls < net.evals                                    # leaves of several games per call
+
+
+def test_opening_stones_start_games_from_random_central_stones():
+    """--opening-stones: each game starts with 0..N stones in the central 5x5 square, seats in
+    turn, with no policy target; the search takes over from there under the same rules."""
+    cfg = SelfPlayConfig(width=9, height=9, win_length=4, playouts=60, parallel_games=4, opening_stones=3)
+    games = play_games(None, cfg, 12, seed=3)
+    centre = {y * 9 + x for y in range(2, 7) for x in range(2, 7)}
+    lead = []
+    for g in games:
+        _check_game(g, 4)
+        k = int(np.argmax(g.recorded)) if g.recorded.any() else len(g.moves)
+        assert not g.policy[:k].any()
+        assert set(g.moves[:k].tolist()) <= centre
+        lead.append(k)
+    assert set(lead) == {0, 1, 2, 3}, lead
+    plain = play_games(None, SelfPlayConfig(width=9, height=9, win_length=4, playouts=60, parallel_games=4), 4, seed=3)
+    assert all(g.recorded[0] for g in plain)

@@ -61,12 +61,16 @@ def test_one_net_for_two_rules(tmp_path: Path) -> None:
     out = subprocess.run([GOMOKU, "train", "--board", "7", "--rule", "freestyle, standard", "--arch", "b1c8",
                           "--generations", "1", "--games-per-gen", "4", "--parallel-games", "2", "--workers", "1",
                           "--playouts", "16", "--updates", "1", "--batch", "16", "--eval-games", "0",
-                          "--ladder-games", "0", "--classical-games", "0", "--run", str(run), "--plain"],
+                          "--ladder-games", "0", "--classical-games", "0", "--opening-stones", "2", "--full-search-prob", "1",
+                          "--run", str(run), "--plain"],
                          capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     store = ReplayStore(run / "replay")
     rules = {name: {g.rule for g in store.games(name)} for name in store.names()}
     assert rules == {"gen00001-selfplay-0000": {"freestyle"}, "gen00001-selfplay-0001": {"standard"}}, rules
+    # --opening-stones 2: some games start with stones that carry no policy target
+    leading = [int(g.recorded.argmax()) for name in store.names() for g in store.games(name)]
+    assert max(leading) > 0 and max(leading) <= 2, leading
     info = NetEvaluator.load(run / "nets" / "best.onnx").info
     assert info.rules == ["freestyle", "standard"] and info.coverage() == "7x7 freestyle/standard"
     for bad, needle in (("freestyle,freestyle", "named twice"), ("freestyle,chess", "unknown rule")):

@@ -55,6 +55,9 @@ def _command_line() -> str:
               help="Games one worker searches together (one net batch); also the chunk size on disk.")
 @click.option("--full-search-prob", type=click.FloatRange(0.0, 1.0), default=0.25,
               help="Playout cap randomisation: share of moves searched fully and recorded.")
+@click.option("--opening-stones", type=click.IntRange(0, 8), default=0,
+              help="Start each self-play game from 0..N random stones in the central 5x5 square (not trained "
+                   "on): more varied, more decisive games once the net has learnt to block.")
 @click.option("--resign", "resign_threshold", type=click.FloatRange(0.0, 1.0), default=0.0,
               help="Resign below this value (0: never); 10 %% of games never resign, to check it.")
 @click.option("--bootstrap", "bootstrap_generations", type=click.IntRange(0), default=0,

@@ -37,6 +37,7 @@ class SelfPlayConfig:
     dirichlet_eps: float = 0.25
     move_noise: float = 0.0               # eps of Dirichlet(alpha()) mixed into the move distribution; 0 off
     temperature_moves: int = 0            # 0: a sixth of the board's cells; then the most visited
+    opening_stones: int = 0               # each game starts from 0..this many random stones near the centre
     full_search_prob: float = 1.0         # playout cap randomisation: share of full searches
     cheap_playouts: int = 0               # playouts of the other moves (0: a fifth of `playouts`)
     resign_threshold: float = 0.0         # resign when the mover's value is below -threshold; 0 off
@@ -106,6 +107,7 @@ def play_games(evaluator, config: SelfPlayConfig, n_games: int, seed: int = 0,
     to_padded = flat_to_padded(cfg.width, cfg.height)
     area = cfg.width * cfg.height
     empty = new_cells(cfg.width, cfg.height, cfg.players)
+    centre = central_cells(cfg.width, cfg.height, 2)
     slots: list[Optional[_Game]] = [None] * parallel
     started = finished = moves_played = 0
     out: list[SelfPlayGame] = []
@@ -123,10 +125,35 @@ def play_games(evaluator, config: SelfPlayConfig, n_games: int, seed: int = 0,
         f.cells[g] = empty
         f.nstones[g] = 0
         f.last[g] = -1
-        T.reset_tree(f, g)
         game = _Game(no_resign=bool(rng.random() < cfg.no_resign_share))
+        if cfg.opening_stones > 0:
+            _place_opening(g, game, int(rng.integers(0, cfg.opening_stones + 1)))
+        T.reset_tree(f, g)
         _set_target(game)
         return game
+
+    def _place_opening(g: int, game: _Game, stones: int) -> None:
+        """Random stones in the central 5x5 square, seats in turn, not trained on: self-play from
+        the empty board repeats a few lines and, once the net blocks well, ends mostly in draws;
+        random openings give it unbalanced positions that one side should convert."""
+        for _ in range(stones):
+            free = [c for c in centre if f.cells[g, to_padded[c]] == 0]
+            if not free:
+                return
+            cell = int(free[int(rng.integers(0, len(free)))])
+            pad = int(to_padded[cell])
+            seat = len(game.moves) % cfg.players
+            f.cells[g, pad] = seat + 1
+            if wins_at(f.cells[g], f.steps, pad, seat + 1, cfg.win_length, int(cfg.rule), cfg.players):
+                f.cells[g, pad] = 0            # an opening never decides the game
+                return
+            f.nstones[g] += 1
+            f.last[g, 1] = f.last[g, 0]
+            f.last[g, 0] = pad
+            game.moves.append(cell)
+            game.policy.append(np.zeros(area, np.float32))
+            game.recorded.append(False)
+            game.values.append(0.0)
 
     def _set_target(game: _Game) -> None:
         full = cfg.full_search_prob >= 1.0 or rng.random() < cfg.full_search_prob
@@ -226,6 +253,13 @@ def play_games(evaluator, config: SelfPlayConfig, n_games: int, seed: int = 0,
                 progress(finished, moves_played)
             slots[g] = start(g)
     return out
+
+
+def central_cells(width: int, height: int, radius: int) -> np.ndarray:
+    """Flat cells at most `radius` from the centre (width // 2, height // 2) on both axes."""
+    cx, cy = width // 2, height // 2
+    return np.array([y * width + x for y in range(max(0, cy - radius), min(height, cy + radius + 1))
+                     for x in range(max(0, cx - radius), min(width, cx + radius + 1))], np.int64)
 
 
 def _pick(f, kids: np.ndarray, vis: np.ndarray, explore: bool, rng: np.random.Generator,
