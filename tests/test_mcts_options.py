@@ -137,3 +137,16 @@ def test_self_play_move_noise_reaches_unvisited_moves_only_when_on():
     on = Counter(_pick(f, kids, vis, True, rng, move_noise=0.25, alpha=0.3) for _ in range(400))
     assert set(off) <= {0, 1} and off[0] > off[1]
     assert on[2] + on[3] > 0 and on[0] > on[1]
+
+
+def test_self_play_never_picks_a_proven_loss_when_an_unproven_move_is_left():
+    """The visited moves are all lost by force (solved == 1) and the one with the highest prior
+    too; the pick is the unvisited move nobody has proven lost, with noise or without."""
+    from types import SimpleNamespace
+    from gomoku.engine.mcts.selfplay import _pick
+    f = SimpleNamespace(solved=np.array([1, 1, 0, 1], np.int8), prior=np.array([0.5, 0.3, 0.05, 0.15], np.float32))
+    kids = np.arange(4)
+    vis = np.array([20.0, 9.0, 0.0, 1.0])
+    rng = np.random.default_rng(0)
+    assert {_pick(f, kids, vis, explore, rng) for explore in (True, False)} == {2}
+    assert {_pick(f, kids, vis, True, rng, move_noise=0.25, alpha=0.3) for _ in range(50)} == {2}

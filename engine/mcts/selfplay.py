@@ -211,9 +211,9 @@ def play_games(evaluator, config: SelfPlayConfig, n_games: int, seed: int = 0,
                 value = float(f.solved[root])
             pick = _pick(f, kids, vis, len(game.moves) < cfg.temp_moves(), rng, cfg.move_noise, cfg.alpha())
             dist = np.zeros(area, np.float32)
-            if vis.sum() > 0:
+            if f.visits[pick] > 0:
                 dist[f.flat[f.move[kids]]] = vis / vis.sum()
-            else:
+            else:           # every visited move is lost by force: the target is the move played
                 dist[f.flat[f.move[pick]]] = 1.0
             resign = False
             if cfg.resign_threshold > 0 and cfg.players == 2 and value < -cfg.resign_threshold:
@@ -272,17 +272,19 @@ def _pick(f, kids: np.ndarray, vis: np.ndarray, explore: bool, rng: np.random.Ge
         return int(won[0])
     v = vis.copy()
     lost = f.solved[kids] == 1
+    prior = f.prior[kids].astype(np.float64)
     if not lost.all():
         v[lost] = 0
+        prior[lost] = -1.0
     if move_noise <= 0:
-        if v.sum() <= 0:
-            return int(kids[np.argmax(f.prior[kids])])
+        if v.sum() <= 0:            # nothing visited survives: the likeliest move not lost by force
+            return int(kids[np.argmax(prior)])
         if explore:
             return int(kids[rng.choice(len(kids), p=v / v.sum())])
         return int(kids[np.argmax(v)])
     p = np.zeros(len(kids))
     if v.sum() <= 0:
-        p[np.argmax(f.prior[kids])] = 1.0
+        p[np.argmax(prior)] = 1.0
     elif explore:
         p = v / v.sum()
     else:
