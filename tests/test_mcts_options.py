@@ -150,3 +150,15 @@ def test_self_play_never_picks_a_proven_loss_when_an_unproven_move_is_left():
     rng = np.random.default_rng(0)
     assert {_pick(f, kids, vis, explore, rng) for explore in (True, False)} == {2}
     assert {_pick(f, kids, vis, True, rng, move_noise=0.25, alpha=0.3) for _ in range(50)} == {2}
+
+
+def test_self_play_target_is_the_visit_shares_unless_only_losses_were_visited():
+    from types import SimpleNamespace
+    from gomoku.engine.mcts.selfplay import _target
+    kids = np.arange(4)
+    f = SimpleNamespace(solved=np.zeros(4, np.int8), move=np.arange(4), flat=np.array([5, 6, 7, 8]))
+    noise_pick = _target(f, kids, np.array([6.0, 4.0, 0.0, 0.0]), 3, 9)     # move noise played cell 8
+    assert np.allclose(noise_pick, [0, 0, 0, 0, 0, 0.6, 0.4, 0, 0])
+    f.solved = np.array([1, 1, 0, 1], np.int8)
+    only_losses = _target(f, kids, np.array([20.0, 9.0, 0.0, 1.0]), 2, 9)
+    assert np.allclose(only_losses, np.eye(9)[7])

@@ -210,11 +210,7 @@ def play_games(evaluator, config: SelfPlayConfig, n_games: int, seed: int = 0,
             if f.solved[root] != 0:
                 value = float(f.solved[root])
             pick = _pick(f, kids, vis, len(game.moves) < cfg.temp_moves(), rng, cfg.move_noise, cfg.alpha())
-            dist = np.zeros(area, np.float32)
-            if f.visits[pick] > 0:
-                dist[f.flat[f.move[kids]]] = vis / vis.sum()
-            else:           # every visited move is lost by force: the target is the move played
-                dist[f.flat[f.move[pick]]] = 1.0
+            dist = _target(f, kids, vis, pick, area)
             resign = False
             if cfg.resign_threshold > 0 and cfg.players == 2 and value < -cfg.resign_threshold:
                 if game.no_resign:
@@ -260,6 +256,19 @@ def central_cells(width: int, height: int, radius: int) -> np.ndarray:
     cx, cy = width // 2, height // 2
     return np.array([y * width + x for y in range(max(0, cy - radius), min(height, cy + radius + 1))
                      for x in range(max(0, cx - radius), min(width, cx + radius + 1))], np.int64)
+
+
+def _target(f, kids: np.ndarray, vis: np.ndarray, pick: int, area: int) -> np.ndarray:
+    """The policy target of a searched move: the root's visit shares, unless every visited move
+    is lost by force while another is not; then the move played (the visits point only at
+    losses). A move picked by --move-noise does not change the target."""
+    dist = np.zeros(area, np.float32)
+    lost = f.solved[kids] == 1
+    if vis.sum() > 0 and (lost.all() or vis[~lost].sum() > 0):
+        dist[f.flat[f.move[kids]]] = vis / vis.sum()
+    else:
+        dist[f.flat[f.move[pick]]] = 1.0
+    return dist
 
 
 def _pick(f, kids: np.ndarray, vis: np.ndarray, explore: bool, rng: np.random.Generator,
