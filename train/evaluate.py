@@ -26,6 +26,7 @@ from gomoku.engine.game.rules import parse_rule
 from gomoku.engine.match.nplayer import (DRAW_POINTS, LOSS_POINTS, WIN_POINTS, NGameResult, NGameSettings, NMatch,
                                          NMatchSummary)
 from gomoku.engine.mcts.nboard import NBoardError, check_game
+from gomoku.engine.mcts.selfplay import central_cells
 
 #: seed 004: "the higher one is regarded as having higher performance": A beats B when A's
 #: points exceed B's, i.e. its share of the points is above one half
@@ -91,8 +92,7 @@ def random_openings(width: int, height: int, count: int, seed: int, stones: int 
     twice with colours swapped, which keeps the match fair."""
     rng = np.random.default_rng(seed)
     r = 2 if min(width, height) >= 9 else 1
-    cx, cy = width // 2, height // 2
-    cells = [(x, y) for y in range(cy - r, cy + r + 1) for x in range(cx - r, cx + r + 1)]
+    cells = [(int(c) % width, int(c) // width) for c in central_cells(width, height, r)]
     out = []
     for _ in range(count):
         pick = rng.choice(len(cells), size=min(stones, len(cells)), replace=False)
