@@ -129,6 +129,42 @@ def test_selection_rules_and_bad_config():
         MCTS(8, 8, config=MCTSConfig.pure(10, select="best"))
 
 
+# 5x5, five in a row: every line of this full board holds both colours. With the top-left
+# corner (an X) and the cell right of it (an O) left empty and X to move, the game ends in a
+# draw whichever cell X takes, and any order of these moves stays free of fives on the way.
+DRAWN_5X5 = ["XOXOX",
+             "XOOXX",
+             "OOXXX",
+             "OXXOX",
+             "OXOOO"]
+
+
+def _drawn_moves() -> list[int]:
+    xs = [y * 5 + x for y in range(5) for x in range(5) if DRAWN_5X5[y][x] == "X" and (x, y) != (0, 0)]
+    os_ = [y * 5 + x for y in range(5) for x in range(5) if DRAWN_5X5[y][x] == "O" and (x, y) != (1, 0)]
+    return [c for pair in zip(xs, os_) for c in pair] + xs[len(os_):]
+
+
+@pytest.mark.parametrize("draw", [0.0, -0.4])
+def test_a_forced_draw_is_worth_the_draw_value(draw):
+    m = MCTS(5, 5, config=MCTSConfig.pure(50, draw_value=draw), seed=3)
+    m.sync(_drawn_moves())
+    r = m.search()
+    assert r.move in (0, 1)
+    assert r.value == pytest.approx(draw)
+
+
+def test_the_draw_value_weighs_the_nets_draw_probability(uniform8):
+    # the uniform net gives win, loss and draw a third each everywhere, and no playout of 40
+    # reaches a decided game from this open position: the root's value is the draw value / 3
+    for draw in (0.0, -0.6):
+        m = MCTS(8, 8, config=MCTSConfig(playouts=40, draw_value=draw), evaluator=uniform8, seed=1)
+        m.sync([cell(3, 3), cell(4, 4)])
+        assert m.search().value == pytest.approx(draw / 3, abs=1e-5)
+    with pytest.raises(ValueError, match="draw_value"):
+        MCTS(8, 8, config=MCTSConfig(draw_value=1.5), evaluator=uniform8)
+
+
 @pytest.mark.parametrize("rule,length,wins", [
     (Rule.FREESTYLE, 5, True), (Rule.FREESTYLE, 6, True),
     (Rule.STANDARD, 5, True), (Rule.STANDARD, 6, False),

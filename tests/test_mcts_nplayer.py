@@ -28,9 +28,9 @@ def test_wins_are_detected_for_each_player_in_each_direction(seat, dx, dy):
 
 def test_outcome_values_sum_to_zero():
     out = np.zeros(3)
-    T.outcome_values(1, 3, out)
+    T.outcome_values(1, 3, 0.0, out)
     assert list(out) == [-0.5, 1.0, -0.5] and out.sum() == 0
-    T.value_from_logits(np.array([5.0, 0.0, 0.0, 0.0]), 2, 3, out)   # seat 2 to move, near-certain win
+    T.value_from_logits(np.array([5.0, 0.0, 0.0, 0.0]), 2, 3, 0.0, out)   # seat 2 to move, near-certain win
     assert out[2] > 0.9 and out.sum() == pytest.approx(0.0, abs=1e-9)
 
 

@@ -3,6 +3,7 @@
 is one line."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -62,6 +63,7 @@ def test_one_net_for_two_rules(tmp_path: Path) -> None:
                           "--generations", "1", "--games-per-gen", "4", "--parallel-games", "2", "--workers", "1",
                           "--playouts", "16", "--updates", "1", "--batch", "16", "--eval-games", "0",
                           "--ladder-games", "0", "--classical-games", "0", "--opening-stones", "2", "--full-search-prob", "1",
+                          "--draw-value", "-0.2",
                           "--run", str(run), "--plain"],
                          capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
@@ -71,6 +73,7 @@ def test_one_net_for_two_rules(tmp_path: Path) -> None:
     # --opening-stones 2: some games start with stones that carry no policy target
     leading = [int(g.recorded.argmax()) for name in store.names() for g in store.games(name)]
     assert max(leading) > 0 and max(leading) <= 2, leading
+    assert json.loads((run / "config.json").read_text())["draw_value"] == -0.2
     info = NetEvaluator.load(run / "nets" / "best.onnx").info
     assert info.rules == ["freestyle", "standard"] and info.coverage() == "7x7 freestyle/standard"
     for bad, needle in (("freestyle,freestyle", "named twice"), ("freestyle,chess", "unknown rule")):

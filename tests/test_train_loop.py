@@ -33,6 +33,14 @@ def test_chunk_plan_is_fixed_when_a_generation_starts(tmp_path: Path) -> None:
     assert (tmp_path / "run" / "nets" / "best.onnx").is_file()
 
 
+def test_self_play_jobs_carry_the_draw_value(tmp_path: Path) -> None:
+    plain = TrainingRun(tmp_path / "a", RunConfig(width=7, height=7, arch="b1c8", workers=1), View(io.StringIO()))
+    assert "draw_value" not in plain.jobs(1)[0].config          # the engine's own default (0)
+    cfg = RunConfig(width=7, height=7, arch="b1c8", workers=1, draw_value=-0.25)
+    run = TrainingRun(tmp_path / "b", cfg, View(io.StringIO()))
+    assert run.jobs(1)[0].config["draw_value"] == -0.25
+
+
 def test_worker_processes_return_whole_chunks() -> None:
     jobs = [ChunkJob(f"gen00001-classical-{k:04d}", "classical", 1, 10 + k, 7, 7, "freestyle", None,
                      {"nodes": 100}) for k in range(2)]

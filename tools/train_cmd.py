@@ -58,6 +58,9 @@ def _command_line() -> str:
 @click.option("--opening-stones", type=click.IntRange(0, 8), default=0,
               help="Start each self-play game from 0..N random stones in the central 5x5 square (not trained "
                    "on): more varied, more decisive games once the net has learnt to block.")
+@click.option("--draw-value", type=click.FloatRange(-1.0, 0.0), default=0.0,
+              help="What self-play's search counts a draw as, for both sides (-1..0). Below 0 each side "
+                   "plays for a win where the net sees a draw; the value targets stay the real outcome.")
 @click.option("--resign", "resign_threshold", type=click.FloatRange(0.0, 1.0), default=0.0,
               help="Resign below this value (0: never); 10 %% of games never resign, to check it.")
 @click.option("--bootstrap", "bootstrap_generations", type=click.IntRange(0), default=0,

@@ -41,6 +41,7 @@ class RunConfig:
     dirichlet_eps: float = 0.25
     temperature_moves: int = 0          # 0: the engine's default (a sixth of the cells)
     opening_stones: int = 0             # self-play games start from 0..this many random central stones
+    draw_value: float = 0.0             # self-play search's value of a draw for both sides (targets stay the outcome)
     full_search_prob: float = 0.25      # KataGo's playout cap randomisation; 1.0 = every move full
     cheap_playouts: int = 0             # 0: the engine's default (a fifth of playouts)
     resign_threshold: float = 0.0       # 0: never resign

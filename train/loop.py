@@ -227,7 +227,7 @@ class TrainingRun:
             conf = job_config(win_length=c.win_length, players=c.players, playouts=plan["playouts"],
                               c_puct=c.c_puct, dirichlet_eps=c.dirichlet_eps,
                               temperature_moves=c.temperature_moves or None,
-                              opening_stones=c.opening_stones or None,
+                              opening_stones=c.opening_stones or None, draw_value=c.draw_value or None,
                               full_search_prob=c.full_search_prob, cheap_playouts=c.cheap_playouts or None,
                               resign_threshold=c.resign_threshold, no_resign_share=c.no_resign_share,
                               parallel_games=size)

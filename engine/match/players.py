@@ -9,7 +9,7 @@ name opponents the same way::
     classical:tables=FILE                 ... with the evaluation tables of FILE (`gomoku tune --out`)
     pure-mcts:N | pure-mcts:playouts=N[,c_puct=C]      rollout MCTS
     flat-mc:N[,radius=R,seed=S]                        flat Monte Carlo (no tree below the root)
-    PATH.onnx[:playouts=N,c_puct=C,move_noise=E,...]   neural MCTS
+    PATH.onnx[:playouts=N,c_puct=C,move_noise=E,draw=D,...]   neural MCTS
     brain:COMMAND                         an external Piskvork brain (COMMAND is split like a shell)
 
 Options every in-process kind accepts after the colon, comma separated: `name=TEXT`,
@@ -101,9 +101,9 @@ _KIND_KEYS = {
     "random": {"seed", "name"},
     "classical": {"level", "depth", "nodes", "time", "name", "tables"},
     "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed", "select", "radius", "temperature",
-                  "move_noise"},
+                  "move_noise", "draw"},
     "onnx": {"playouts", "c_puct", "time", "nodes", "name", "temperature", "batch", "seed", "select", "radius",
-             "threads", "fpu", "solver", "move_noise"},
+             "threads", "fpu", "solver", "move_noise", "draw"},
 }
 
 
@@ -161,7 +161,7 @@ def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -
     for key, value in opts.items():
         conv = {"seed": int, "level": int, "depth": int, "nodes": int, "playouts": int, "batch": int,
                 "time": float, "c_puct": float, "temperature": float, "radius": int, "threads": int,
-                "fpu": float, "move_noise": float}.get(key)
+                "fpu": float, "move_noise": float, "draw": float}.get(key)
         if conv is None:
             continue
         try:
@@ -170,7 +170,7 @@ def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -
             raise SpecError(f"player spec {text!r}: {key} must be a number, got {value!r}") from None
         if key in ("time", "c_puct", "temperature", "radius", "fpu", "move_noise") and num < 0 \
                 or key in ("depth", "nodes", "playouts", "batch", "threads") and num <= 0 or key == "radius" and num > 5 \
-                or key == "move_noise" and num > 1:
+                or key == "move_noise" and num > 1 or key == "draw" and not -1 <= num <= 1:
             raise SpecError(f"player spec {text!r}: {key}={value} is out of range")
     if opts.get("select", "puct") not in ("puct", "ucb1", "plain") and not (kind == "pure-mcts"
                                                                            and opts["select"] == "flat"):
@@ -297,9 +297,9 @@ def _make_mcts_player(spec: PlayerSpec, win_length: int = 5, players: int = 2) -
     o = spec.options
     common: dict[str, Any] = {}
     for key, conv in (("c_puct", float), ("select", str), ("radius", int), ("temperature", float),
-                      ("fpu", float), ("batch", int), ("move_noise", float)):
+                      ("fpu", float), ("batch", int), ("move_noise", float), ("draw", float)):
         if key in o:
-            common[key] = conv(o[key])
+            common["draw_value" if key == "draw" else key] = conv(o[key])
     seed = int(o.get("seed", 0))
     if spec.kind == "pure-mcts":
         cfg = MCTSConfig.pure(int(o.get("playouts", 1000)), **common)

@@ -26,13 +26,14 @@ WARM_TREE_BYTES = 1 << 20
 
 
 def search_params(width: int, height: int, players: int, win_length: int, rule: Rule | int, select: str,
-                  c_puct: float, fpu: float, radius: int) -> np.ndarray:
+                  c_puct: float, fpu: float, radius: int, draw_value: float = 0.0) -> np.ndarray:
     """The params[] array every jitted tree function reads (slots tree.P_*)."""
     p = np.zeros(T.PARAMS_LEN)
     p[T.P_WIDTH], p[T.P_HEIGHT], p[T.P_STRIDE] = width, height, width + PAD
     p[T.P_PLAYERS], p[T.P_WIN], p[T.P_RULE] = players, win_length, int(rule)
     p[T.P_SELECT], p[T.P_CPUCT], p[T.P_FPU] = SELECT_RULES[select], c_puct, fpu
     p[T.P_RADIUS] = radius
+    p[T.P_DRAW] = draw_value
     return p
 
 
@@ -51,6 +52,7 @@ class MCTSConfig:
     temperature: float = 0.0     # 0: most visits; 1: proportional to visits
     move_noise: float = 0.0      # eps of Dirichlet noise mixed into the move distribution (seed 000); 0 off
     move_noise_alpha: float = 0.3
+    draw_value: float = 0.0      # what a draw is worth to each side (-1..1); below 0 plays for a win
     tree_bytes: int = DEFAULT_TREE_BYTES
 
     @classmethod
@@ -70,6 +72,8 @@ class MCTSConfig:
             raise ValueError("radius must be 0..5")
         if not 0 <= self.move_noise <= 1:
             raise ValueError("move_noise must be 0..1")
+        if not -1 <= self.draw_value <= 1:
+            raise ValueError("draw_value must be -1..1")
         if self.move_noise > 0 and self.move_noise_alpha <= 0:
             raise ValueError("move_noise_alpha must be positive")
 
@@ -110,7 +114,7 @@ class MCTS:
         self.forest = T.new_forest(self.width, self.height, self.players, 1, nodes, seed=seed + 1)
         c = self.config
         self.params = search_params(self.width, self.height, self.players, self.win_length, self.rule,
-                                    c.select, c.c_puct, c.fpu, c.radius)
+                                    c.select, c.c_puct, c.fpu, c.radius, c.draw_value)
         self.scratch = T.new_scratch(self.forest)
         self.to_padded = flat_to_padded(self.width, self.height)
         self.moves: list[int] = []          # the root position's moves (flat cells)

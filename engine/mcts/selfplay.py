@@ -38,6 +38,7 @@ class SelfPlayConfig:
     move_noise: float = 0.0               # eps of Dirichlet(alpha()) mixed into the move distribution; 0 off
     temperature_moves: int = 0            # 0: a sixth of the board's cells; then the most visited
     opening_stones: int = 0               # each game starts from 0..this many random stones near the centre
+    draw_value: float = 0.0               # what the search counts a draw as, for every seat (below 0: contempt)
     full_search_prob: float = 1.0         # playout cap randomisation: share of full searches
     cheap_playouts: int = 0               # playouts of the other moves (0: a fifth of `playouts`)
     resign_threshold: float = 0.0         # resign when the mover's value is below -threshold; 0 off
@@ -102,7 +103,7 @@ def play_games(evaluator, config: SelfPlayConfig, n_games: int, seed: int = 0,
     nodes = max(4096, cfg.tree_bytes // T.node_bytes(cfg.players) // parallel)
     f = T.new_forest(cfg.width, cfg.height, cfg.players, parallel, nodes, seed=seed + 1)
     prm = search_params(cfg.width, cfg.height, cfg.players, cfg.win_length, cfg.rule, cfg.select, cfg.c_puct,
-                        cfg.fpu, cfg.radius)
+                        cfg.fpu, cfg.radius, cfg.draw_value)
     sc = T.new_scratch(f)
     to_padded = flat_to_padded(cfg.width, cfg.height)
     area = cfg.width * cfg.height

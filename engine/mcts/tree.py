@@ -7,7 +7,9 @@ the tree costs about 40 bytes a node and a playout never leaves compiled code.
 
 Values are kept per seat (wsum[node, seat]), so the same code serves two or more players: a
 node's mover picks by its own seat's value. A decided game is worth +1 to the winner and
--1/(P-1) to each other player (seed 004's +2/-1 shaping, scaled), 0 to all on a draw.
+-1/(P-1) to each other player (seed 004's +2/-1 shaping, scaled), and the draw value
+(params[P_DRAW], normally 0) to all on a draw. A draw value below zero is contempt for both
+sides: the game stops being zero-sum, and each seat steers away from lines the net sees drawn.
 
 Exact knowledge, for two players also proven values (MCTS-Solver):
 - term[node]: the move into the node won (1), filled the board (2), neither (0), unchecked (-1);
@@ -36,8 +38,8 @@ from .board import is_legal, has_stone_within, winning_cells, wins_at
 drop_stale_cache(__file__, ('game.core', 'game.patterns', 'mcts.board', 'net.planes'))
 
 # params[] slots (float64 array handed to every jitted call)
-P_WIDTH, P_HEIGHT, P_STRIDE, P_PLAYERS, P_WIN, P_RULE, P_SELECT, P_CPUCT, P_FPU, P_RADIUS = range(10)
-PARAMS_LEN = 10
+P_WIDTH, P_HEIGHT, P_STRIDE, P_PLAYERS, P_WIN, P_RULE, P_SELECT, P_CPUCT, P_FPU, P_RADIUS, P_DRAW = range(11)
+PARAMS_LEN = 11
 SELECT_PUCT, SELECT_UCB1, SELECT_PLAIN = 0, 1, 2   # PUCT; UCB1; seed 002's Q + P / (1 + N)
 #: flat Monte Carlo (seed 003): no tree below the root, playouts shared evenly among its children
 SELECT_FLAT = 3
@@ -159,10 +161,10 @@ def next_random(f: Forest) -> np.uint64:
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def outcome_values(winner: np.int64, players: np.int64, out: np.ndarray) -> None:
-    """Per-seat value of a decided game (winner -1: a draw)."""
+def outcome_values(winner: np.int64, players: np.int64, draw: np.float64, out: np.ndarray) -> None:
+    """Per-seat value of a decided game (winner -1: a draw, worth `draw` to every seat)."""
     for s in range(players):
-        out[s] = 0.0 if winner < 0 else (1.0 if s == winner else -1.0 / (players - 1))
+        out[s] = draw if winner < 0 else (1.0 if s == winner else -1.0 / (players - 1))
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -280,18 +282,19 @@ def _expand(f: Forest, g: np.int64, node: np.int64, cells: np.ndarray, mover: np
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def exact_value(f: Forest, node: np.int64, mover: np.int64, players: np.int64, out: np.ndarray) -> None:
+def exact_value(f: Forest, node: np.int64, mover: np.int64, players: np.int64, draw: np.float64,
+                out: np.ndarray) -> None:
     """The value of a decided node (terminal or proven) for every seat."""
     if f.term[node] == T_WON:
-        outcome_values((mover - 1) % players, players, out)      # the player who moved in won
+        outcome_values((mover - 1) % players, players, draw, out)      # the player who moved in won
     elif f.solved[node] == 1:
-        outcome_values(mover, players, out)
+        outcome_values(mover, players, draw, out)
     elif f.solved[node] == -1:
-        outcome_values((mover + 1) % players, players, out)      # two players: the other one
+        outcome_values((mover + 1) % players, players, draw, out)      # two players: the other one
     elif f.first[node] >= 0 and f.term[f.first[node]] == T_WON:
-        outcome_values(mover, players, out)                      # n players: the only move wins
+        outcome_values(mover, players, draw, out)                      # n players: the only move wins
     else:
-        outcome_values(-1, players, out)
+        outcome_values(-1, players, draw, out)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -329,7 +332,7 @@ def select_leaf(f: Forest, g: np.int64, prm: np.ndarray, cells: np.ndarray, path
             else:
                 f.term[node] = T_OPEN
         if f.term[node] != T_OPEN or f.solved[node] != 0:
-            exact_value(f, node, mover, players, value)
+            exact_value(f, node, mover, players, prm[P_DRAW], value)
             return L_EXACT, depth
         if depth >= 1 and np.int64(prm[P_SELECT]) == SELECT_FLAT:
             return L_EVAL, depth           # flat: a root child is a leaf, rolled out as it is
@@ -339,7 +342,7 @@ def select_leaf(f: Forest, g: np.int64, prm: np.ndarray, cells: np.ndarray, path
                 unwind(f, path, depth)
                 return L_FULL, depth
             if st == L_EXACT:
-                exact_value(f, node, mover, players, value)
+                exact_value(f, node, mover, players, prm[P_DRAW], value)
                 return L_EXACT, depth
             f.pending[node] = 1
             return L_EVAL, depth
@@ -419,8 +422,10 @@ def set_priors(f: Forest, node: np.int64, logits: np.ndarray, width: np.int64) -
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def value_from_logits(logits: np.ndarray, mover: np.int64, players: np.int64, out: np.ndarray) -> None:
-    """Per-seat value from outcome logits [mover wins, next wins, ..., draw]."""
+def value_from_logits(logits: np.ndarray, mover: np.int64, players: np.int64, draw: np.float64,
+                      out: np.ndarray) -> None:
+    """Per-seat value from outcome logits [mover wins, next wins, ..., draw]: the expected
+    outcome_values under the net's outcome probabilities."""
     mx = logits[0]
     for i in range(1, players + 1):
         mx = max(mx, logits[i])
@@ -432,7 +437,8 @@ def value_from_logits(logits: np.ndarray, mover: np.int64, players: np.int64, ou
         sum_win += np.exp(logits[i] - mx) / total
     for i in range(players):
         win = np.exp(logits[i] - mx) / total
-        out[(mover + i) % players] = win - (sum_win - win) / (players - 1)
+        out[(mover + i) % players] = win - (sum_win - win) / (players - 1) \
+            + draw * np.exp(logits[players] - mx) / total
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -456,10 +462,10 @@ def rollout(f: Forest, cells: np.ndarray, mover: np.int64, nstones: np.int64, pr
         empties[r] = empties[n]
         cells[idx] = mover + 1
         if wins_at(cells, f.steps, idx, mover + 1, k, rule, players):
-            outcome_values(mover, players, value)
+            outcome_values(mover, players, prm[P_DRAW], value)
             return
         mover = (mover + 1) % players
-    outcome_values(-1, players, value)
+    outcome_values(-1, players, prm[P_DRAW], value)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -543,7 +549,7 @@ def apply_batch(f: Forest, prm: np.ndarray, count: np.int64, leaf_tree: np.ndarr
         node = paths[b, depth]
         mover = (f.nstones[g] + depth) % players
         set_priors(f, node, policy[b], width)
-        value_from_logits(values[b], mover, players, value)
+        value_from_logits(values[b], mover, players, prm[P_DRAW], value)
         f.pending[node] = 0
         backup(f, paths[b], depth, value)
 
