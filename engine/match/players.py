@@ -289,6 +289,13 @@ def _load_tables(path: str, text: str) -> dict:
         raise SpecError(f"player spec {text!r}: {exc}") from None
 
 
+#: spec option -> (MCTSConfig field, type) for the options both MCTS kinds pass to the search
+_MCTS_CONFIG_OPTIONS: dict[str, tuple[str, Any]] = {
+    "c_puct": ("c_puct", float), "select": ("select", str), "radius": ("radius", int),
+    "temperature": ("temperature", float), "fpu": ("fpu", float), "batch": ("batch", int),
+    "move_noise": ("move_noise", float), "draw": ("draw_value", float)}
+
+
 def _make_mcts_player(spec: PlayerSpec, win_length: int = 5, players: int = 2) -> Player:
     """Rollout MCTS (`pure-mcts:N`) or a net with MCTS (`FILE.onnx`), both from engine.mcts.
     `players` is the game's seat count: a net must have been trained for it."""
@@ -296,10 +303,9 @@ def _make_mcts_player(spec: PlayerSpec, win_length: int = 5, players: int = 2) -
     from gomoku.engine.mcts.search import MCTSConfig
     o = spec.options
     common: dict[str, Any] = {}
-    for key, conv in (("c_puct", float), ("select", str), ("radius", int), ("temperature", float),
-                      ("fpu", float), ("batch", int), ("move_noise", float), ("draw", float)):
+    for key, (field_name, conv) in _MCTS_CONFIG_OPTIONS.items():
         if key in o:
-            common["draw_value" if key == "draw" else key] = conv(o[key])
+            common[field_name] = conv(o[key])
     seed = int(o.get("seed", 0))
     if spec.kind == "pure-mcts":
         cfg = MCTSConfig.pure(int(o.get("playouts", 1000)), **common)

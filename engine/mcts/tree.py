@@ -435,10 +435,10 @@ def value_from_logits(logits: np.ndarray, mover: np.int64, players: np.int64, dr
     sum_win = 0.0
     for i in range(players):
         sum_win += np.exp(logits[i] - mx) / total
+    drawn = draw * np.exp(logits[players] - mx) / total      # the same for every seat
     for i in range(players):
         win = np.exp(logits[i] - mx) / total
-        out[(mover + i) % players] = win - (sum_win - win) / (players - 1) \
-            + draw * np.exp(logits[players] - mx) / total
+        out[(mover + i) % players] = win - (sum_win - win) / (players - 1) + drawn
 
 
 @njit(cache=True, nogil=True, _nrt=False)
