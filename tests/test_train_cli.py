@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 GOMOKU = str(Path(sys.executable).with_name("gomoku"))
 
 
@@ -80,3 +82,50 @@ def test_one_net_for_two_rules(tmp_path: Path) -> None:
         err = _run("train", "--board", "7", "--rule", bad, "--run", str(tmp_path / "r"))
         assert err.returncode != 0 and needle in err.stderr and "Traceback" not in err.stderr, err.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_distil_starts_a_new_net_from_another_runs_games(tmp_path: Path) -> None:
+    """`--distil RUN --generations 0`: the new run copies RUN's games as generation 0 and its first
+    net is trained on them (lower loss on those games than the same net undistilled); another
+    game's run or a folder that is no run is refused in one line, before anything is made."""
+    import torch
+    from gomoku.train.checkpoint import load_checkpoint
+    from gomoku.train.models import build_model
+    from gomoku.train.replay import ReplayStore
+    from gomoku.train.trainer import Trainer
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    small = ["--eval-games", "0", "--ladder-games", "0", "--classical-games", "0", "--plain"]
+    src = tmp_path / "small"
+    out = subprocess.run([GOMOKU, "train", "--board", "7", "--arch", "b1c8", "--generations", "1",
+                          "--games-per-gen", "4", "--parallel-games", "4", "--workers", "1", "--playouts", "16",
+                          "--updates", "1", "--batch", "16", "--full-search-prob", "1", "--run", str(src), *small],
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    big = tmp_path / "big"
+    out = subprocess.run([GOMOKU, "train", "--board", "7", "--arch", "b1c16", "--distil", str(src),
+                          "--distil-updates", "12", "--batch", "64", "--generations", "0", "--run", str(big), *small],
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert "distilled from" in out.stdout
+    copied, source = ReplayStore(big / "replay"), ReplayStore(src / "replay")
+    assert copied.names() == ["gen00000-selfplay-0000"] and len(copied.games(copied.names()[0])) == 4
+    assert [g.moves.tolist() for g in copied.games(copied.names()[0])] == \
+        [g.moves.tolist() for g in source.games(source.names()[0])]
+    extra = json.loads((big / "config.json").read_text())["extra"]["distilled"]
+    assert extra["games"] == 4 and extra["updates"] == 12 and extra["steps"] >= 12
+    state = json.loads((big / "state.json").read_text())
+    assert state["generation"] == 0 and (big / "nets" / "best.onnx").is_file()
+    # the distilled net fits those games better than the same architecture and seed untrained
+    window = copied.window(10_000)
+    batch = window.sample(len(window), np.random.default_rng(0), augment=False)
+    torch.manual_seed(1)
+    fresh = Trainer(build_model("b1c16", 2), seed=1).evaluate(batch)["loss"]
+    trained = Trainer.from_checkpoint(load_checkpoint(big / "ckpt" / "gen00000.safetensors")).evaluate(batch)["loss"]
+    assert trained < fresh - 0.05, (trained, fresh)
+    for args, needle in ((["--win", "4", "--distil", str(src)], "4 in a row"),
+                         (["--distil", str(tmp_path)], "not a run folder")):
+        err = _run("train", "--board", "7", "--arch", "b1c8", *args, "--generations", "0",
+                   "--run", str(tmp_path / "bad"), *small)
+        assert err.returncode != 0 and needle in err.stderr and "Traceback" not in err.stderr, err.stderr
+        assert len(err.stderr.strip().splitlines()) == 1
+        assert not (tmp_path / "bad" / "ckpt").exists()

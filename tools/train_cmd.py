@@ -48,7 +48,8 @@ def _command_line() -> str:
 @click.option("--arch", default=None, show_default=False,
               help="bXcY (ResNet), cnn3, skip3, ffnn, tfmNcC [default: b6c64 on cuda, b4c32 on cpu].")
 @click.option("--hours", type=float, default=None, help="Stop after this much work (over all resumes).")
-@click.option("--generations", type=click.IntRange(1), default=None, help="Stop when this many generations are done.")
+@click.option("--generations", type=click.IntRange(0), default=None,
+              help="Stop when this many generations are done (0: only create the run, with --init/--distil).")
 @click.option("--games-per-gen", type=click.IntRange(1), default=64)
 @click.option("--playouts", type=click.IntRange(2), default=400, help="Self-play playouts per full search.")
 @click.option("--parallel-games", type=click.IntRange(1), default=32,
@@ -87,6 +88,10 @@ def _command_line() -> str:
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu")
 @click.option("--init", "init", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Start from this checkpoint's weights (new runs only).")
+@click.option("--distil", type=click.Path(exists=True, file_okay=False), default=None, metavar="RUN",
+              help="New runs only: first train the new net on this run folder's newest --window positions "
+                   "(copied into the new run), so a larger --arch starts where a smaller run got to.")
+@click.option("--distil-updates", type=click.IntRange(1), default=2000, help="Training updates of --distil.")
 @click.option("--seed", type=int, default=1)
 @click.option("--ray", default=None, metavar="ADDRESS|local",
               help="Self-play on Ray actors: 'local' starts Ray on this machine with --workers CPUs; an "

@@ -74,6 +74,8 @@ class RunConfig:
     ray: Optional[str] = None           # self-play on Ray: "local" or a cluster address
     device: str = "cpu"
     init: Optional[str] = None
+    distil: Optional[str] = None        # a run folder whose newest games train the new net before self-play
+    distil_updates: int = 2000
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -59,6 +59,7 @@ class TrainingRun:
         self.store = ReplayStore(self.dir / "replay")
         self._t0 = time.monotonic()
         self._elapsed0 = 0.0
+        self.settings = _train_settings(config)
         if (self.dir / "config.json").is_file() and (self.dir / "state.json").is_file():
             old = RunConfig.load(self.dir)
             check_same_run(old, config, self.dir)
@@ -67,6 +68,7 @@ class TrainingRun:
             for key in ("workers", "device", "ray", "command", "ladder_games", "classical_games"):
                 setattr(old, key, getattr(config, key))
             self.cfg = old
+            self.settings = _train_settings(old)
             self.state = RunState.load(self.dir)
             self._elapsed0 = self.state.elapsed
             for sub in ("replay", "ckpt", "nets", ""):
@@ -77,8 +79,6 @@ class TrainingRun:
             self.resumed = False
             self._create()
         self.cfg.save(self.dir)
-        self.settings = TrainSettings(lr=self.cfg.lr, l2=self.cfg.l2, kl_target=self.cfg.kl_target,
-                                      epochs=self.cfg.epochs)
 
     # -- files ------------------------------------------------------------------------------------
     def ckpt(self, g: int) -> Path:
@@ -105,6 +105,7 @@ class TrainingRun:
 
     def _create(self) -> None:
         c = self.cfg
+        distil = self._distil_source() if c.distil else None
         for sub in ("replay", "ckpt", "nets"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         self.state = RunState(playouts=c.playouts, ladder=c.ladder_start)
@@ -112,16 +113,66 @@ class TrainingRun:
             ck = load_checkpoint(c.init)
             if ck.players != c.players:
                 raise RunError(f"{c.init}: a {ck.players}-player net cannot start a {c.players}-player run")
-            trainer = Trainer.from_checkpoint(ck, device="cpu", weights_only=True)
+            trainer = Trainer.from_checkpoint(ck, self.settings, device=c.device, weights_only=True)
             c.arch = trainer.model.arch          # the run trains the net it starts from
         else:
             torch.manual_seed(c.seed)
-            trainer = Trainer(build_model(c.arch, c.players), seed=c.seed)
+            trainer = Trainer(build_model(c.arch, c.players), self.settings, device=c.device, seed=c.seed)
+        if distil is not None:
+            self._distil(trainer, *distil)
         self._finish_training(trainer, 0)
         self.cfg.save(self.dir)
         self.state.save(self.dir)      # last: a run without state.json is created again
         self.view.log(f"new run {self.dir}: {c.arch} ({parameter_count(trainer.model):,} parameters), "
                       f"{c.width}x{c.height} {c.rule}, {c.win_length} in a row, {c.players} players")
+
+    def _distil_source(self) -> tuple[ReplayStore, list[str]]:
+        """The --distil run's newest shards holding a window of positions, checked to be this
+        run's game before anything is created."""
+        c = self.cfg
+        if not (Path(c.distil) / "replay").is_dir():
+            raise RunError(f"--distil {c.distil}: not a run folder (it has no replay/)")
+        source = ReplayStore(Path(c.distil) / "replay")
+        shards = source.window(c.window).shards
+        if not shards:
+            raise RunError(f"--distil {c.distil}: that run has no games")
+        for name in shards:
+            for g in source.games(name):
+                if (g.players, g.win_length) != (c.players, c.win_length):
+                    raise RunError(f"--distil {c.distil}: its games are {g.players} players, {g.win_length} "
+                                   f"in a row; this run is {c.players} players, {c.win_length} in a row")
+        return source, shards
+
+    def _distil(self, trainer: Trainer, source: ReplayStore, shards: list[str]) -> None:
+        """Train the new net on another run's newest games before its first self-play, so that a
+        larger architecture starts about where a smaller run got to instead of from random play.
+
+        Those games are copied into this run's store as generation 0 (they stay in the window as
+        long as its own games would, and the run never needs the other folder again), then the
+        net takes `distil_updates` updates on them. A kill before state.json exists makes the
+        same command create the run again: the copies are the same, the updates start over."""
+        c = self.cfg
+        for k, name in enumerate(shards):
+            self.store.write(shard_name(0, source.games(name)[0].source, k), source.games(name))
+        window = self.store.window(c.window)
+        batch = min(c.batch_size, len(window))
+        self.view.start(self)
+        self.view.phase(0, "distil", f"{c.distil_updates} updates of {batch} from {len(window)} positions of "
+                        f"{c.distil}", c.distil_updates, 0)
+        t0 = time.monotonic()
+        last: dict[str, float] = {}
+        try:
+            for u in range(c.distil_updates):
+                last = trainer.update(window.sample(batch, trainer.rng))
+                self.view.progress(u + 1, last)
+        finally:
+            self.view.stop()
+        c.extra["distilled"] = {"from": str(c.distil), "games": sum(len(self.store.games(n)) for n in window.shards),
+                                "positions": len(window), "updates": c.distil_updates, "steps": trainer.step,
+                                "policy_loss": round(last["policy_loss"], 4), "value_loss": round(last["value_loss"], 4),
+                                "seconds": round(time.monotonic() - t0, 1)}
+        self.view.log(f"distilled from {c.distil}: {len(window)} positions, {c.distil_updates} updates, "
+                      f"policy loss {last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}")
 
     def _finish_training(self, trainer: Trainer, g: int) -> float:
         """Checkpoint, then the verified ONNX export of generation g."""
@@ -395,6 +446,10 @@ class TrainingRun:
         st.pending = {}
         self._save_state()
         self.view.generation_done(record)
+
+
+def _train_settings(c: RunConfig) -> TrainSettings:
+    return TrainSettings(lr=c.lr, l2=c.l2, kl_target=c.kl_target, epochs=c.epochs)
 
 
 def _interrupt(signum: int, frame: Any) -> None:
