@@ -55,3 +55,16 @@ def test_worker_processes_return_whole_chunks() -> None:
     for games in got.values():
         assert len(games) == 1 and games[0].source == "classical" and games[0].moves.size >= 9
     assert {name for name, done, _ in seen if done == 1} == set(got)      # one progress message per game
+
+
+def test_cuda_self_play_asks_onnxruntime_only_for_providers_it_has(monkeypatch) -> None:
+    """--device cuda with a CPU build of onnxruntime, or no GPU, evaluates on the CPU without
+    asking for the CUDA provider (which makes every worker warn); with both, CUDA comes first."""
+    import gomoku.engine.net.evaluator as ev
+    from gomoku.train.workers import _providers
+    monkeypatch.setattr(ev, "available_providers", lambda: ["CPUExecutionProvider"])
+    assert _providers("cuda") == ["CPUExecutionProvider"]
+    monkeypatch.setattr(ev, "available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    monkeypatch.setattr(ev, "_gpu_present", lambda: True)
+    assert _providers("cuda") == ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    assert _providers("cpu") == ["CPUExecutionProvider"]

@@ -41,8 +41,11 @@ _PROGRESS: Any = None
 
 
 def _providers(device: str) -> list[str]:
+    """--device cuda evaluates on the GPU where onnxruntime has its CUDA provider; a CPU build of
+    onnxruntime (the GPU machine's image has one) plays on the CPU without a warning per worker."""
     if device == "cuda":
-        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+        from gomoku.engine.net.evaluator import default_providers
+        return default_providers()
     return ["CPUExecutionProvider"]
 
 
