@@ -18,6 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from gomoku.tools.cli import main
+from gomoku.train.hardware import hardware, trained_on
+from gomoku.train.metrics import read_metrics
 from gomoku.weights.manifest import (MANIFEST_NAME, check_folder, read_manifest, render, sha256_file,
                                      unlisted)
 
@@ -203,6 +205,8 @@ def test_ship_a_tiny_run_end_to_end(tmp_path: Path) -> None:
     # the run's command, with the machine's run folder written as runs/NAME
     assert t["command"] == config["command"].replace(f"--run {run}", "--run runs/tiny7"), (t, config)
     assert str(run) not in t["command"] and t["device"] == "cpu" and "cores" in t["hardware"]
+    # the hardware is what the run recorded for that generation, the machine that trained it
+    assert t["hardware"] == read_metrics(run / "metrics.jsonl")[-1]["hardware"] == hardware()
     assert (t["generations"], t["best_generation"], t["games"], t["steps"]) == (1, 1, 2, state["step"])
     assert t["positions"] == state["positions"] > 0 and 0 <= t["wall_seconds"] <= state["elapsed"] + 1
     assert entry["strength"] == [{"opponent": "random", "result": "2-0-0 (100 %)",
@@ -247,3 +251,17 @@ def test_shipped_command_names_no_machine_path():
     got = recorded_command("gomoku train train --board 6 --run /home/me/r6 --win 4", "6x6k4")
     assert got == "gomoku train --board 6 --run runs/6x6k4 --win 4"
     assert recorded_command("gomoku train --board 8 --run=/tmp/x", "n8") == "gomoku train --board 8 --run=runs/n8"
+
+
+def test_a_net_trained_elsewhere_ships_with_that_machine() -> None:
+    """A run carried home from another machine (a GPU burst) must not ship with the hardware of
+    the machine that ships it: the generation's own record says where it trained; runs from
+    before records kept it fall back to the checkpoint's coarse line when that names another
+    core count, and to this machine when it names this one's."""
+    here = f"x86_64 {os.cpu_count()} cores, cpu"
+    elsewhere = f"x86_64 {(os.cpu_count() or 1) + 14} cores, cuda"
+    assert trained_on({"hardware": "Some CPU, 16 cores, NVIDIA H200"}, {"hardware": here}) == \
+        "Some CPU, 16 cores, NVIDIA H200"
+    assert trained_on({}, {"hardware": elsewhere}) == elsewhere
+    assert trained_on({}, {"hardware": here}) == hardware()
+    assert trained_on({}, {}) == hardware()

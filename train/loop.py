@@ -35,6 +35,7 @@ from .evaluate import (MatchOutcome, NMatchOutcome, beats, evaluation_blocker, n
                        play_nmatch, pure_spec)
 from .export import export_model, info_for
 from .games import TrainingGame
+from .hardware import hardware
 from .metrics import ladder_table, put_record, read_metrics
 from .models import build_model, parameter_count
 from .replay import ReplayStore, shard_name
@@ -60,6 +61,7 @@ class TrainingRun:
         self._t0 = time.monotonic()
         self._elapsed0 = 0.0
         self.settings = _train_settings(config)
+        self.hardware = hardware()          # this process's machine: each generation records it
         if (self.dir / "config.json").is_file() and (self.dir / "state.json").is_file():
             old = RunConfig.load(self.dir)
             check_same_run(old, config, self.dir)
@@ -434,6 +436,7 @@ class TrainingRun:
             st.playouts += c.dynamic_playouts
             st.ladder_since = g
             record["playouts_raised_to"] = st.playouts
+        record["hardware"] = self.hardware
         record["eval_seconds"] = round(time.monotonic() - t0, 2)
         record["elapsed"] = round(self.elapsed(), 1)
         if accepted:

@@ -6,17 +6,14 @@ state: a third of the size, and all `gomoku train --init` needs), as NAME.safete
 anything is written the two are run side by side (onnxruntime against torch) so the checkpoint
 beside a net is that net. The manifest entry takes the game the net claims from the ONNX
 metadata, the training figures from the run's files as they stood when that generation was
-accepted (metrics.jsonl), and the hardware from the machine that ships, which is meant to be the
-one that trained. Strength figures already recorded for NAME are kept.
+accepted (metrics.jsonl), with the machine that generation was trained on. Strength figures
+already recorded for NAME are kept.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-import platform
 import shlex
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -26,6 +23,7 @@ from gomoku.weights.manifest import (CHECKPOINT_SUFFIX, NET_SUFFIX, add_figures,
 from .atomic import write_bytes
 from .checkpoint import Checkpoint, CheckpointError, encode, load_checkpoint
 from .config import RunConfig, RunError, RunState
+from .hardware import trained_on
 from .export import ExportError, model_from_checkpoint, verify
 from .metrics import read_metrics
 from .models import parameter_count
@@ -36,51 +34,6 @@ RUN_ONLY_META = ("lr_mult",)
 
 class ShipError(ValueError):
     """A run or weights folder that cannot be shipped from or to; one line."""
-
-
-def cpu_model() -> str:
-    """The processor's marketing name where the system says it (Linux /proc/cpuinfo, macOS
-    sysctl), else the machine type: a wall time means little without it."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                key, _, value = line.partition(":")
-                if key.strip() in ("model name", "Model", "Hardware") and value.strip():
-                    return " ".join(value.split())
-    except OSError:
-        pass
-    if platform.system() == "Darwin":
-        try:
-            out = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True,
-                                 timeout=5)
-            if out.returncode == 0 and out.stdout.strip():
-                return out.stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            pass
-    return platform.processor() or platform.machine() or "unknown CPU"
-
-
-def gpu_names() -> list[str]:
-    """NVIDIA GPUs nvidia-smi lists (none where it is absent); asked of the driver rather than
-    torch, whose CPU build knows of no GPU."""
-    exe = shutil.which("nvidia-smi")
-    if exe is None:
-        return []
-    try:
-        out = subprocess.run([exe, "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True,
-                             timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return []
-    return [ln.strip() for ln in out.stdout.splitlines() if ln.strip()] if out.returncode == 0 else []
-
-
-def hardware() -> str:
-    """'CPU model, N cores[, GPU x K]' of this machine."""
-    text = f"{cpu_model()}, {os.cpu_count() or 1} cores"
-    gpus = gpu_names()
-    if gpus:
-        text += ", " + ", ".join(f"{n} x{gpus.count(n)}" if gpus.count(n) > 1 else n for n in dict.fromkeys(gpus))
-    return text
 
 
 def recorded_command(text: str, name: str) -> str:
@@ -179,7 +132,7 @@ def ship_run(run_dir: str | os.PathLike, name: str, folder: str | os.PathLike,
         "positions": int(record.get("positions_total", 0)),
         "steps": int(record.get("step", 0)),
         "wall_seconds": round(float(record.get("elapsed", 0.0))),
-        "hardware": hardware(),
+        "hardware": trained_on(record, ck.meta.get("provenance", {})),
         "device": cfg.device,
     }
     if cfg.init:
