@@ -28,7 +28,7 @@ def ship(args: tuple[str, ...], figures: tuple[str, ...], weights_dir: Optional[
     """Ship RUN_DIR's best net as NAME: weights/NAME.onnx, its weights-only checkpoint
     weights/NAME.safetensors (for `gomoku train --init`), and NAME's entry in weights/manifest.json
     (the net's game from its metadata, the run's command, generations, games, positions, wall time
-    and this machine's hardware). Shipping NAME again replaces its files and keeps its strength
+    and the hardware that trained it). Shipping NAME again replaces its files and keeps its strength
     figures.
 
     With NAME alone, only record --strength figures for the net already shipped as NAME.
