@@ -102,9 +102,10 @@ def test_distil_starts_a_new_net_from_another_runs_games(tmp_path: Path) -> None
                          capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     big = tmp_path / "big"
-    out = subprocess.run([GOMOKU, "train", "--board", "7", "--arch", "b1c16", "--distil", str(src),
-                          "--distil-updates", "12", "--batch", "64", "--generations", "0", "--run", str(big), *small],
-                         capture_output=True, text=True, timeout=300, env=env)
+    grow = [GOMOKU, "train", "--board", "7", "--arch", "b1c16", "--distil", str(src), "--distil-updates", "12",
+            "--batch", "64", "--games-per-gen", "2", "--parallel-games", "2", "--workers", "1", "--playouts", "16",
+            "--updates", "1", "--run", str(big), *small]
+    out = subprocess.run([*grow, "--generations", "0"], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert "distilled from" in out.stdout
     copied, source = ReplayStore(big / "replay"), ReplayStore(src / "replay")
@@ -122,6 +123,15 @@ def test_distil_starts_a_new_net_from_another_runs_games(tmp_path: Path) -> None
     fresh = Trainer(build_model("b1c16", 2), seed=1).evaluate(batch)["loss"]
     trained = Trainer.from_checkpoint(load_checkpoint(big / "ckpt" / "gen00000.safetensors")).evaluate(batch)["loss"]
     assert trained < fresh - 0.05, (trained, fresh)
+    # the same command with a generation continues the run, and its shipped entry names the games
+    # it started from beside its own
+    out = subprocess.run([*grow, "--generations", "1"], capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    shipped = subprocess.run([GOMOKU, "ship", str(big), "grown", "--weights", str(tmp_path / "w")],
+                             capture_output=True, text=True, timeout=300, env=env)
+    assert shipped.returncode == 0, shipped.stdout + shipped.stderr
+    training = json.loads((tmp_path / "w" / "manifest.json").read_text())["nets"]["grown"]["training"]
+    assert training["games"] == 2 and training["distilled"]["games"] == 4, training
     for args, needle in ((["--win", "4", "--distil", str(src)], "4 in a row"),
                          (["--distil", str(tmp_path)], "not a run folder")):
         err = _run("train", "--board", "7", "--arch", "b1c8", *args, "--generations", "0",

@@ -137,6 +137,8 @@ def ship_run(run_dir: str | os.PathLike, name: str, folder: str | os.PathLike,
     }
     if cfg.init:
         training["init"] = cfg.init
+    if cfg.distil:        # the other run's games the net started from, beside the run's own counts
+        training["distilled"] = dict(cfg.extra.get("distilled", {"from": cfg.distil}))
     old = nets.get(name, {})
     entry: dict[str, Any] = {
         "file": net_out.name, "bytes": len(net_bytes), "sha256": hashlib.sha256(net_bytes).hexdigest(),

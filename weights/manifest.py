@@ -10,7 +10,8 @@ that shipping a net changes only that net's lines in a diff. An entry:
     players, win_length, rules, board_sizes     copied from the ONNX metadata, never typed by hand
     training                                    command, generations, best_generation, games,
                                                 positions, steps, wall_seconds, hardware, device
-                                                (and init: the checkpoint the run started from)
+                                                (and init: the checkpoint the run started from;
+                                                distilled: the other run's games it first trained on)
     strength                                    [{opponent, result, command, sha256}]: measured
                                                 figures, each with the net file it was measured on
 
