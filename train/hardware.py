@@ -58,8 +58,8 @@ def hardware() -> str:
 def trained_on(record: dict[str, Any], provenance: dict[str, Any]) -> str:
     """The hardware a generation was trained on, for its manifest entry: what its metrics record
     says (runs record it since it mattered), else this machine's; but where the checkpoint's
-    coarse provenance ('x86_64 16 cores, cuda') names another core count than this machine
-    has, the run was carried here from elsewhere and that coarse line is the best known."""
+    provenance (in older runs only 'x86_64 16 cores, cuda') names another core count than this
+    machine has, the run was carried here from elsewhere and that line is the best known."""
     if record.get("hardware"):
         return str(record["hardware"])
     coarse = str(provenance.get("hardware", ""))

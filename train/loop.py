@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import os
-import platform
 import shutil
 import signal
 import threading
@@ -60,7 +59,6 @@ class TrainingRun:
         self.store = ReplayStore(self.dir / "replay")
         self._t0 = time.monotonic()
         self._elapsed0 = 0.0
-        self.settings = _train_settings(config)
         self.hardware = hardware()          # this process's machine: each generation records it
         if (self.dir / "config.json").is_file() and (self.dir / "state.json").is_file():
             old = RunConfig.load(self.dir)
@@ -78,6 +76,7 @@ class TrainingRun:
             self.resumed = True
         else:
             self.cfg = config
+            self.settings = _train_settings(config)
             self.resumed = False
             self._create()
         self.cfg.save(self.dir)
@@ -96,7 +95,7 @@ class TrainingRun:
                 "provenance": {"command": c.command, "run": self.dir.name, "generation": g,
                                "games": self.state.games, "steps": self.state.step,
                                "hours": round(self.elapsed() / 3600, 3),
-                               "hardware": f"{platform.machine()} {os.cpu_count()} cores, {c.device}"}}
+                               "hardware": f"{self.hardware} ({c.device})"}}
 
     def _save_state(self) -> None:
         self.state.elapsed = self.elapsed()
