@@ -208,6 +208,25 @@ def test_renju_black_is_never_offered_a_foul():
     assert r.visits[cell(7, 7, w)] == 0
 
 
+def test_renju_black_whose_only_block_is_a_foul_still_has_moves():
+    # 15x15 renju, black to move: white's four d4-d7 wins at d8 (4,7), and black's block there
+    # would make six in a row with b8 c8 d8 ... g8, a foul. The position is lost, yet black must
+    # move: the search (and self-play, which once crashed here) gets every legal move, not none
+    from gomoku.engine.game.board import Board
+    w = 15
+    black = [(1, 7), (2, 7), (3, 7), (5, 7), (6, 7), (4, 2)]
+    white = [(4, 3), (4, 4), (4, 5), (4, 6), (10, 12), (12, 12)]
+    b = Board(w, rule=Rule.RENJU)
+    for (x, y), (wx, wy) in zip(black, white):
+        b.play(x, y)
+        b.play(wx, wy)
+    assert b.is_forbidden(4, 7)
+    m = MCTS(w, w, rule=Rule.RENJU, config=MCTSConfig.pure(50), seed=8)
+    m.sync([y * w + x for x, y in b.moves])
+    r = m.search()
+    assert r.value == -1.0 and r.move != cell(4, 7, w) and b.is_legal(r.move % w, r.move // w)
+
+
 def test_the_player_plays_the_solvers_forced_win_at_its_coordinates():
     # 15x15: black a broken four c8 d8 e8 _ g8 (f8 wins), white scattered; the VCF probe answers
     from gomoku.engine.game.board import Board
