@@ -192,38 +192,32 @@ def test_caro_five_closed_at_both_ends_does_not_win():
     assert wins_at(cells, steps, pad[cell(3, 4, w)], 1, 5, int(Rule.FREESTYLE), 2)
 
 
+def _renju_search(black, white):
+    """A 15x15 renju board with these stones played in turn (black first), and 50 rollout
+    playouts' search of it."""
+    from gomoku.engine.game.board import Board
+    b = Board.from_moves(15, [m for pair in zip(black, white) for m in pair], rule=Rule.RENJU)
+    m = MCTS(15, 15, rule=Rule.RENJU, config=MCTSConfig.pure(50), seed=8)
+    m.sync([y * 15 + x for x, y in b.moves])
+    return b, m.search()
+
+
 def test_renju_black_is_never_offered_a_foul():
     # black double-four at the centre of 15x15 is a foul: MCTS must not list it as a child
-    from gomoku.engine.game.board import Board
-    w = 15
-    b = Board(w, rule=Rule.RENJU)
-    for (x, y), (wx, wy) in zip([(4, 7), (5, 7), (6, 7), (7, 4), (7, 5), (7, 6)],
-                                [(0, 0), (0, 2), (0, 4), (14, 0), (14, 2), (14, 4)]):
-        b.play(x, y)
-        b.play(wx, wy)
+    b, r = _renju_search([(4, 7), (5, 7), (6, 7), (7, 4), (7, 5), (7, 6)],
+                         [(0, 0), (0, 2), (0, 4), (14, 0), (14, 2), (14, 4)])
     assert b.is_forbidden(7, 7)
-    m = MCTS(w, w, rule=Rule.RENJU, config=MCTSConfig.pure(50), seed=8)
-    m.sync([y * w + x for x, y in b.moves])
-    r = m.search()
-    assert r.visits[cell(7, 7, w)] == 0
+    assert r.visits[cell(7, 7, 15)] == 0
 
 
 def test_renju_black_whose_only_block_is_a_foul_still_has_moves():
     # 15x15 renju, black to move: white's four d4-d7 wins at d8 (4,7), and black's block there
     # would make six in a row with b8 c8 d8 ... g8, a foul. The position is lost, yet black must
     # move: the search (and self-play, which once crashed here) gets every legal move, not none
-    from gomoku.engine.game.board import Board
     w = 15
-    black = [(1, 7), (2, 7), (3, 7), (5, 7), (6, 7), (4, 2)]
-    white = [(4, 3), (4, 4), (4, 5), (4, 6), (10, 12), (12, 12)]
-    b = Board(w, rule=Rule.RENJU)
-    for (x, y), (wx, wy) in zip(black, white):
-        b.play(x, y)
-        b.play(wx, wy)
+    b, r = _renju_search([(1, 7), (2, 7), (3, 7), (5, 7), (6, 7), (4, 2)],
+                         [(4, 3), (4, 4), (4, 5), (4, 6), (10, 12), (12, 12)])
     assert b.is_forbidden(4, 7)
-    m = MCTS(w, w, rule=Rule.RENJU, config=MCTSConfig.pure(50), seed=8)
-    m.sync([y * w + x for x, y in b.moves])
-    r = m.search()
     assert r.value == -1.0 and r.move != cell(4, 7, w) and b.is_legal(r.move % w, r.move // w)
 
 

@@ -30,6 +30,14 @@ def _run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([GOMOKU, *args], capture_output=True, text=True, timeout=120)
 
 
+def _ok(*args: str) -> subprocess.CompletedProcess:
+    """`gomoku ARGS` on one thread, required to succeed (the failure shows the output's tails)."""
+    out = subprocess.run([GOMOKU, *args], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    return out
+
+
 def test_bad_options_are_one_line(tmp_path: Path) -> None:
     bad = _run("train", "--board", "7", "--arch", "resnet", "--run", str(tmp_path / "r"))
     assert bad.returncode != 0 and "unknown architecture 'resnet'" in bad.stderr and "Traceback" not in bad.stderr
@@ -61,14 +69,11 @@ def test_one_net_for_two_rules(tmp_path: Path) -> None:
     from gomoku.engine.net.evaluator import NetEvaluator
     from gomoku.train.replay import ReplayStore
     run = tmp_path / "two"
-    out = subprocess.run([GOMOKU, "train", "--board", "7", "--rule", "freestyle, standard", "--arch", "b1c8",
-                          "--generations", "1", "--games-per-gen", "4", "--parallel-games", "2", "--workers", "1",
-                          "--playouts", "16", "--updates", "1", "--batch", "16", "--eval-games", "0",
-                          "--ladder-games", "0", "--classical-games", "0", "--opening-stones", "2", "--full-search-prob", "1",
-                          "--draw-value", "-0.2",
-                          "--run", str(run), "--plain"],
-                         capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    _ok("train", "--board", "7", "--rule", "freestyle, standard", "--arch", "b1c8",
+        "--generations", "1", "--games-per-gen", "4", "--parallel-games", "2", "--workers", "1",
+        "--playouts", "16", "--updates", "1", "--batch", "16", "--eval-games", "0",
+        "--ladder-games", "0", "--classical-games", "0", "--opening-stones", "2", "--full-search-prob", "1",
+        "--draw-value", "-0.2", "--run", str(run), "--plain")
     store = ReplayStore(run / "replay")
     rules = {name: {g.rule for g in store.games(name)} for name in store.names()}
     assert rules == {"gen00001-selfplay-0000": {"freestyle"}, "gen00001-selfplay-0001": {"standard"}}, rules
@@ -93,21 +98,16 @@ def test_distil_starts_a_new_net_from_another_runs_games(tmp_path: Path) -> None
     from gomoku.train.models import build_model
     from gomoku.train.replay import ReplayStore
     from gomoku.train.trainer import Trainer
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     small = ["--eval-games", "0", "--ladder-games", "0", "--classical-games", "0", "--plain"]
     src = tmp_path / "small"
-    out = subprocess.run([GOMOKU, "train", "--board", "7", "--arch", "b1c8", "--generations", "1",
-                          "--games-per-gen", "4", "--parallel-games", "4", "--workers", "1", "--playouts", "16",
-                          "--updates", "1", "--batch", "16", "--full-search-prob", "1", "--run", str(src), *small],
-                         capture_output=True, text=True, timeout=300, env=env)
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    _ok("train", "--board", "7", "--arch", "b1c8", "--generations", "1", "--games-per-gen", "4",
+        "--parallel-games", "4", "--workers", "1", "--playouts", "16", "--updates", "1", "--batch", "16",
+        "--full-search-prob", "1", "--run", str(src), *small)
     big = tmp_path / "big"
-    grow = [GOMOKU, "train", "--board", "7", "--arch", "b1c16", "--distil", str(src), "--distil-updates", "12",
+    grow = ["train", "--board", "7", "--arch", "b1c16", "--distil", str(src), "--distil-updates", "12",
             "--batch", "64", "--games-per-gen", "2", "--parallel-games", "2", "--workers", "1", "--playouts", "16",
             "--updates", "1", "--run", str(big), *small]
-    out = subprocess.run([*grow, "--generations", "0"], capture_output=True, text=True, timeout=300, env=env)
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    assert "distilled from" in out.stdout
+    assert "distilled from" in _ok(*grow, "--generations", "0").stdout
     copied, source = ReplayStore(big / "replay"), ReplayStore(src / "replay")
     assert copied.names() == ["gen00000-selfplay-0000"] and len(copied.games(copied.names()[0])) == 4
     assert [g.moves.tolist() for g in copied.games(copied.names()[0])] == \
@@ -125,11 +125,8 @@ def test_distil_starts_a_new_net_from_another_runs_games(tmp_path: Path) -> None
     assert trained < fresh - 0.05, (trained, fresh)
     # the same command with a generation continues the run, and its shipped entry names the games
     # it started from beside its own
-    out = subprocess.run([*grow, "--generations", "1"], capture_output=True, text=True, timeout=300, env=env)
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    shipped = subprocess.run([GOMOKU, "ship", str(big), "grown", "--weights", str(tmp_path / "w")],
-                             capture_output=True, text=True, timeout=300, env=env)
-    assert shipped.returncode == 0, shipped.stdout + shipped.stderr
+    _ok(*grow, "--generations", "1")
+    _ok("ship", str(big), "grown", "--weights", str(tmp_path / "w"))
     training = json.loads((tmp_path / "w" / "manifest.json").read_text())["nets"]["grown"]["training"]
     assert training["games"] == 2 and training["distilled"]["games"] == 4, training
     for args, needle in ((["--win", "4", "--distil", str(src)], "4 in a row"),
