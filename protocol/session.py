@@ -399,6 +399,11 @@ class Session:
                                  nodes=self.max_node, max_memory=self.time.max_memory or None)
             result = loader.think(board, limit, req.stop)
             self.searched = True
+            info = result.info
+            # depth 0: stopped before its first iteration ended (a cold search on a loaded
+            # machine); the move is then the search's first-ranked one, and no MESSAGE follows
+            print(f"search: depth {info.get('depth')} nodes {info.get('nodes')} "
+                  f"in {1000 * float(info.get('time') or 0):.0f} ms of {1000 * think_s:.0f}")
         finally:
             loader.release()
         move = result.move
