@@ -154,7 +154,8 @@ class TrainingRun:
         same command create the run again: the copies are the same, the updates start over."""
         c = self.cfg
         for k, name in enumerate(shards):
-            self.store.write(shard_name(0, source.games(name)[0].source, k), source.games(name))
+            games = source.games(name)
+            self.store.write(shard_name(0, games[0].source, k), games)
         window = self.store.window(c.window)
         batch = min(c.batch_size, len(window))
         self.view.start(self)

@@ -239,9 +239,10 @@ def _expand(f: Forest, g: np.int64, node: np.int64, cells: np.ndarray, mover: np
                     count += 1
             if players == 2 and (nt >= 2 or count == 0):
                 exact = True
-    if nw == 0 and count == 0:
-        # 3. every legal move (near the stones when a radius is set); also when the only block
-        # is a renju foul: the node is lost, but the mover must still have moves to play
+    if count == 0:
+        # 3. no win and no block to play (a win makes count 1): every legal move (near the
+        # stones when a radius is set); also when the only block is a renju foul: the node is
+        # lost, but the mover must still have moves to play
         radius = np.int64(prm[P_RADIUS])
         near = radius > 0 and nstones > 0
         stride = np.int64(prm[P_STRIDE])
