@@ -26,6 +26,7 @@ from gomoku.engine.timeman import search_deadlines
 if TYPE_CHECKING:
     from gomoku.engine.search.alphabeta import Searcher
     from gomoku.engine.search.evaluation import EvalTables
+    from gomoku.engine.search.learned_file import LearnedEval
 
 drop_stale_cache(__file__, ("game.core", "game.patterns"))
 
@@ -128,7 +129,7 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
         return PlayResult(move, {"depth": 0, "nodes": res.nodes, "time": time.perf_counter() - t0})
     elapsed = time.perf_counter() - t0
     info = {
-        "searcher": CLASSICAL_SEARCHER,
+        "searcher": searcher_name(searcher.learned(int(board.rule))),
         "depth": res.depth,
         "score": _score_text(res.score),
         "nodes": res.nodes,
@@ -141,20 +142,31 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     return PlayResult(board.coords(res.move), info)
 
 
-def new_searcher(tables: Optional[Mapping[int, "EvalTables"]] = None) -> "Searcher":
+def new_searcher(tables: Optional[Mapping[int, "EvalTables"]] = None,
+                 learned: Optional[Mapping[int, "LearnedEval"]] = None) -> "Searcher":
     """Fresh search state for one player (`tables`: evaluation tables by rule id, the shipped
-    ones for the rest). The search modules are imported here, late: `import agent` and the
-    brain's start stay light."""
+    ones for the rest; `learned`: learned evaluators by rule id, which take the place of the
+    tables under their rule). The search modules are imported here, late: `import agent` and
+    the brain's start stay light."""
     from gomoku.engine.search.alphabeta import Searcher
-    return Searcher(tables)
+    return Searcher(tables, learned)
+
+
+def searcher_name(learned: Optional["LearnedEval"]) -> str:
+    """How ABOUT, MESSAGE and match reports name the alpha-beta: with the evaluator it uses."""
+    if learned is None:
+        return CLASSICAL_SEARCHER
+    return f"alpha-beta + VCF/VCT, learned evaluator {learned.name}"
 
 
 class Thinker:
     """One player's thinking with its state kept from move to move: the brain holds one, so its
     timed searches keep their TT; `forget` drops it (the protocol's 'forget the hash table')."""
 
-    def __init__(self, tables: Optional[Mapping[int, "EvalTables"]] = None) -> None:
+    def __init__(self, tables: Optional[Mapping[int, "EvalTables"]] = None,
+                 learned: Optional[Mapping[int, "LearnedEval"]] = None) -> None:
         self._tables = tables
+        self._learned = dict(learned or {})
         self._searcher: Optional["Searcher"] = None
         self._lock = threading.Lock()
 
@@ -162,7 +174,7 @@ class Thinker:
     def searcher(self) -> "Searcher":
         with self._lock:
             if self._searcher is None:
-                self._searcher = new_searcher(self._tables)
+                self._searcher = new_searcher(self._tables, self._learned)
             return self._searcher
 
     def think(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
@@ -172,6 +184,15 @@ class Thinker:
         with self._lock:
             if self._searcher is not None:
                 self._searcher.release()
+
+    def describe(self, rule: Optional[int] = None) -> str:
+        """The searcher that plays `rule` (or, with None, every rule this player covers)."""
+        if rule is not None:
+            return searcher_name(self._learned.get(rule))
+        if not self._learned:
+            return CLASSICAL_SEARCHER
+        parts = [f"{searcher_name(ev)} under {ev.rule}" for ev in self._learned.values()]
+        return "; ".join(parts) + f"; {CLASSICAL_SEARCHER} under the other rules"
 
 
 def clamp_threads(threads: int) -> int:
@@ -248,16 +269,18 @@ class EnginePlayer:
     strength by the game's time limit.
     depth / nodes: explicit caps, applied when the game's Limit has none.
     tables: evaluation tables by rule id (the shipped ones for the rules not named).
+    learned: learned evaluators by rule id (they replace the tables under their rule).
     Each player has its own search state: two engines in one process never share a table."""
 
     def __init__(self, level: Optional[int] = None, depth: Optional[int] = None, nodes: Optional[int] = None,
-                 name: Optional[str] = None, tables: Optional[Mapping[int, "EvalTables"]] = None):
+                 name: Optional[str] = None, tables: Optional[Mapping[int, "EvalTables"]] = None,
+                 learned: Optional[Mapping[int, "LearnedEval"]] = None):
         self.level = level
         self.depth = depth
         self.nodes = nodes
         self.name = name or ("classical" if level is None else f"classical:{level}")
-        self.searcher = CLASSICAL_SEARCHER
-        self._thinker = Thinker(tables)
+        self._thinker = Thinker(tables, learned)
+        self.searcher = self._thinker.describe()
 
     def new_game(self, width: int, height: int, rule: Rule) -> None:
         pass

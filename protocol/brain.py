@@ -89,13 +89,15 @@ def net_problem(path: str) -> Optional[str]:
 
 
 USAGE = """\
-usage: pbrain-gomoku [-h | --help | --version | --warmup | --net FILE.onnx]
+usage: pbrain-gomoku [-h | --help | --version | --warmup | --net FILE.onnx | --eval FILE.eval.npz]
 
 A Piskvork / Gomocup brain: a manager (Piskvork, c-gomoku-cli, GomocupJudge, Yixin-Board)
 starts it and speaks the protocol on stdin/stdout (START 15, BEGIN, TURN x,y, ...; END).
 --net FILE.onnx plays with that policy-value net + MCTS on the board sizes and rules it was
 trained for and with the classical engine on the others (INFO thread_num sets the net's
-threads). Environment: GOMOKU_NET=FILE is the same as --net, GOMOKU_BRAIN_LOG=FILE keeps a log
+threads). --eval FILE.eval.npz has the alpha-beta score its positions with that learned
+evaluator under the rule it was trained for (the tables under the others).
+Environment: GOMOKU_NET=FILE is the same as --net, GOMOKU_EVAL=FILE as --eval, GOMOKU_BRAIN_LOG=FILE keeps a log
 of the session, GOMOKU_TURN_MS=N sets the time per move when the manager sends none (default
 5000). Same as `gomoku brain`.
 --warmup compiles (or loads) the whole engine into numba's cache and exits."""
@@ -115,6 +117,23 @@ def main(argv: Optional[list[str]] = None) -> None:
     input, --warmup fills numba's cache and exits (what a frozen brain's compile child runs),
     anything else is refused."""
     args = sys.argv[1:] if argv is None else argv
+    if args and (args[0] == "--eval" or args[0].startswith("--eval=")):
+        if args[0] == "--eval":
+            path, rest = (args[1], args[2:]) if len(args) > 1 else ("", [])
+        else:
+            path, rest = args[0][len("--eval="):], args[1:]
+        if not path:
+            _usage_error("--eval needs a file: pbrain-gomoku --eval FILE.eval.npz")
+        if rest:
+            _usage_error(f"unknown argument {rest[0]!r} after --eval FILE (see --help)")
+        from gomoku.engine.search.learned_file import EvalFileError, evaluator_path, load_evaluator
+        try:
+            path = str(evaluator_path(path))
+            load_evaluator(path)
+        except EvalFileError as exc:
+            _usage_error(str(exc))
+        os.environ["GOMOKU_EVAL"] = path
+        args = []
     if args and (args[0] == "--net" or args[0].startswith("--net=")):
         if args[0] == "--net":
             path, rest = (args[1], args[2:]) if len(args) > 1 else ("", [])

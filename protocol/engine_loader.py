@@ -25,7 +25,7 @@ from typing import Any, Iterator, Optional
 class EngineLoader:
     """Holds the engine modules once loaded: `board_mod` (Board, IllegalMove) and `think`."""
 
-    def __init__(self, warmup: bool = True, net: Optional[str] = None) -> None:
+    def __init__(self, warmup: bool = True, net: Optional[str] = None, evaluator: Optional[str] = None) -> None:
         self.board_ready = threading.Event()   # Board usable (forbidden checks for fallbacks)
         self.ready = threading.Event()         # think() usable (the warm-up may still run)
         self.warmed = threading.Event()        # warm-up done: nothing left to load
@@ -41,6 +41,8 @@ class EngineLoader:
         self._warmup = warmup
         # a policy-value net for MCTS (`--net FILE` / GOMOKU_NET); the classical search otherwise
         self.net_path = net if net is not None else (os.environ.get("GOMOKU_NET") or None)
+        # a learned evaluator for the alpha-beta (`--eval FILE` / GOMOKU_EVAL) under its rule
+        self.eval_path = evaluator if evaluator is not None else (os.environ.get("GOMOKU_EVAL") or None)
         self.searcher: Any = None              # says which searcher plays a board (ABOUT, MESSAGE)
         # the net's onnxruntime threads (INFO thread_num); may come before the net is loaded
         self.threads = 1
@@ -74,7 +76,7 @@ class EngineLoader:
             b.is_forbidden(8, 8)
             self.board_ready.set()
             from gomoku.engine import agent
-            self._thinker = agent.Thinker()     # the brain is one player: its search state
+            self._thinker = agent.Thinker(learned=self._learned())   # the brain is one player: its state
             self.think = self._thinker.think
             if self.net_path:
                 try:
@@ -107,6 +109,20 @@ class EngineLoader:
         finally:
             self._announce(self.finished)
 
+    def _learned(self) -> dict:
+        """The learned evaluator by rule id, or {} (a file that does not load is logged and the
+        tables play: the brain must answer whatever happens)."""
+        if not self.eval_path:
+            return {}
+        from gomoku.engine.search.learned_file import EvalFileError, load_evaluator
+        try:
+            ev = load_evaluator(self.eval_path)
+        except EvalFileError as exc:
+            print(f"evaluator not used ({exc}); playing with the tables")
+            return {}
+        print(f"evaluator loaded: {self.eval_path} ({ev.arch}, {ev.rule})")
+        return {ev.rule_id: ev}
+
     def _announce(self, event: threading.Event) -> None:
         """Set `event` and wake whoever waits in `wait` for it."""
         event.set()
@@ -118,7 +134,11 @@ class EngineLoader:
         net has loaded): the loaded net's coverage, or what is being loaded."""
         from gomoku.engine.limits import CLASSICAL_SEARCHER
         if not self.net_path:
-            return CLASSICAL_SEARCHER
+            describe = getattr(self._thinker, "describe", None)
+            if describe is not None:
+                return describe()
+            return CLASSICAL_SEARCHER if not self.eval_path else \
+                f"alpha-beta + VCF/VCT, learned evaluator {os.path.basename(self.eval_path)} (loading)"
         if not self.ready.is_set() and not self.finished.is_set():
             return f"net {os.path.basename(self.net_path)} + MCTS (loading), {CLASSICAL_SEARCHER} where it does not apply"
         describe = getattr(self._thinker, "describe", None)

@@ -11,11 +11,11 @@ import tempfile
 import pytest
 
 from gomoku.engine.game import core
-from gomoku.engine.search import dfpn, pvs, threats
+from gomoku.engine.search import dfpn, learned, pvs, threats
 
 HOT = [core.make_move, core.undo_move, core.is_forbidden_at, threats.vcf, threats.vct, threats._vct, dfpn._mid,
        dfpn.dfpn, dfpn.proof_line, pvs.pvs, pvs.root_search, pvs.root_moves,
-       pvs.refutes_vcf]
+       pvs.refutes_vcf, learned.mix_rebuild]
 
 
 @pytest.mark.parametrize("fn", HOT, ids=lambda f: f"{f.py_func.__module__}.{f.__name__}")

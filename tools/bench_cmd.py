@@ -80,8 +80,11 @@ def signature(node_counts: list[int]) -> str:
               help="onnxruntime threads for --net.")
 @click.option("--batch", type=click.IntRange(1, 512), default=32, show_default=True,
               help="Leaves per net call in the net searches.")
+@click.option("--eval", "eval_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Also search the positions of its rule with this learned evaluator (NAME.eval.npz) "
+                   "and compare its nodes/s with the tables' on the same positions.")
 def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, nets: tuple[str, ...],
-          playouts: int, threads: int, batch: int) -> None:
+          playouts: int, threads: int, batch: int, eval_path: Optional[str]) -> None:
     """Search fixed positions (several rules and sizes) to a fixed depth; print nodes, time,
     nodes/s and a signature of the node counts; then MCTS playouts/s. Last line: `bench:
     nodes=.. time_ms=.. nps=.. signature=..`."""
@@ -116,6 +119,8 @@ def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, net
         score = _score(res.score)
         click.echo(f"position {k:2d} {rule_name:9s} {w}x{h}: depth {res.depth:2d} move {mv} score {score} "
                    f"nodes {res.nodes:,} time {dt * 1000:.0f} ms nps {res.nodes / max(dt, 1e-9):,.0f}")
+    if eval_path is not None:
+        _bench_learned(eval_path, depth, counts)
     if with_mcts or nets:
         from gomoku.engine.net.metadata import NetFormatError
         from gomoku.tools.bench_mcts import run as run_mcts
@@ -126,6 +131,46 @@ def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, net
     sig = signature(counts)
     nps = int(total_nodes / max(total_time, 1e-9))
     click.echo(f"bench: nodes={total_nodes} time_ms={int(total_time * 1000)} nps={nps} signature={sig}")
+
+
+def _bench_learned(path: str, depth: int, table_counts: list[int]) -> None:
+    """The bench positions of the evaluator's rule searched again with it: nodes/s beside the
+    tables' on the same positions (their node counts differ: another evaluation, another tree)."""
+    from gomoku.engine.game.board import Board
+    from gomoku.engine.game.rules import parse_rule
+    from gomoku.engine.search import alphabeta
+    from gomoku.engine.search.learned_file import EvalFileError, evaluator_path, load_evaluator
+    try:
+        ev = load_evaluator(evaluator_path(path))
+    except EvalFileError as exc:
+        raise click.UsageError(str(exc)) from None
+    searcher = alphabeta.Searcher(learned={ev.rule_id: ev})
+    tables = alphabeta.Searcher()
+    sums = {"learned": [0, 0.0], "tables": [0, 0.0]}
+    for k, (rule_name, w, h, moves) in enumerate(BENCH_POSITIONS, 1):
+        if parse_rule(rule_name) != ev.rule_id:
+            continue
+        b = Board.from_moves(w, moves, rule=parse_rule(rule_name), height=h)
+        for name, s in (("learned", searcher), ("tables", tables)):
+            s.ctx(b.state.cells.shape[0])
+            s.dfpn_table()
+            s.search(b.state, max_depth=1)      # the evaluator's tables made outside the timing
+            t0 = time.perf_counter()
+            res = s.search(b.state, max_depth=depth)
+            dt = time.perf_counter() - t0
+            sums[name][0] += res.nodes
+            sums[name][1] += dt
+            if name == "learned":
+                mv = b.coords(res.move) if res.move >= 0 else None
+                click.echo(f"learned  {k:2d} {rule_name:9s} {w}x{h}: depth {res.depth:2d} move {mv} "
+                           f"score {_score(res.score)} nodes {res.nodes:,} time {dt * 1000:.0f} ms "
+                           f"nps {res.nodes / max(dt, 1e-9):,.0f}")
+    if sums["learned"][0] == 0:
+        click.echo(f"learned evaluator {ev.name}: no bench position is {ev.rule}")
+        return
+    nps = {n: int(v[0] / max(v[1], 1e-9)) for n, v in sums.items()}
+    click.echo(f"bench-learned: evaluator={ev.name} rule={ev.rule} nps={nps['learned']} tables_nps={nps['tables']} "
+               f"ratio={nps['learned'] / max(nps['tables'], 1):.2f}")
 
 
 def _score(v: int) -> str:

@@ -15,7 +15,11 @@ import click
 @click.option("--net", "net_path", type=click.Path(dir_okay=False), default=None,
               help="Play with this ONNX policy-value net + MCTS on the boards and rules it was trained "
                    "for (the classical engine elsewhere). Also GOMOKU_NET=FILE.")
-def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[str]) -> None:
+@click.option("--eval", "eval_path", type=click.Path(dir_okay=False), default=None,
+              help="Score the alpha-beta's positions with this learned evaluator (NAME.eval.npz) under "
+                   "the rule it was trained for (the tables under the others). Also GOMOKU_EVAL=FILE.")
+def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[str],
+          eval_path: Optional[str]) -> None:
     """Run the Piskvork/Gomocup protocol brain on stdin/stdout (for managers and GUIs)."""
     if log_path:
         from gomoku.engine.fileio import check_writable
@@ -28,6 +32,14 @@ def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[st
         if why:
             raise click.UsageError(why)
         os.environ["GOMOKU_NET"] = net_path
+    if eval_path is not None:
+        from gomoku.engine.search.learned_file import EvalFileError, evaluator_path, load_evaluator
+        try:
+            eval_path = str(evaluator_path(eval_path))
+            load_evaluator(eval_path)
+        except EvalFileError as exc:
+            raise click.UsageError(str(exc)) from None
+        os.environ["GOMOKU_EVAL"] = eval_path
     if turn_ms is not None:
         os.environ["GOMOKU_TURN_MS"] = str(turn_ms)
     run(log_path=log_path or os.environ.get("GOMOKU_BRAIN_LOG") or None)

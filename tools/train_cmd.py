@@ -46,7 +46,9 @@ def _command_line() -> str:
 @click.option("--players", type=click.IntRange(2, 4), default=2)
 @click.option("--run", "run_dir", default=None, help="Run folder (default runs/<W>x<H>-<rule>); an existing run resumes.")
 @click.option("--arch", default=None, show_default=False,
-              help="bXcY (ResNet), cnn3, skip3, ffnn, tfmNcC [default: b6c64 on cuda, b4c32 on cpu].")
+              help="bXcY (ResNet), cnn3, skip3, ffnn, tfmNcC, or mixF: the alpha-beta's learned evaluator, "
+                   "whose games after --bootstrap are the alpha-beta's with it (--bootstrap-nodes per move) "
+                   "[default: b6c64 on cuda, b4c32 on cpu].")
 @click.option("--hours", type=float, default=None, help="Stop after this much work (over all resumes).")
 @click.option("--generations", type=click.IntRange(0), default=None,
               help="Stop when this many generations are done (0: only create the run, with --init/--distil).")
@@ -133,6 +135,9 @@ def train(board: str, run_dir: Optional[str], hours: Optional[float], generation
         arch = parse_arch(arch_opt).name
     except ArchError as exc:
         raise click.ClickException(str(exc)) from None
+    if arch.startswith("mix") and (len(rules) > 1 or opts["players"] != 2 or opts["win_length"] != 5):
+        raise click.ClickException(f"{arch}: a learned evaluator is trained for one rule, two players, five in "
+                                   "a row (start a standard or renju run from a freestyle one with --init)")
     if opts["device"] == "cuda":
         import torch
         if not torch.cuda.is_available():

@@ -33,8 +33,11 @@ def _random_near_centre(board: Board, rng: np.random.Generator, radius: int) -> 
 
 
 def play_classical_games(width: int, height: int, rule: str, n_games: int, seed: int, nodes: int = 2000,
-                         opening_moves: int = 2, explore: float = 0.05, progress=None) -> list[TrainingGame]:
-    """`n_games` games of the classical engine (`nodes` per move) against itself.
+                         opening_moves: int = 2, explore: float = 0.05, progress=None,
+                         evaluator: Optional[str] = None) -> list[TrainingGame]:
+    """`n_games` games of the classical engine (`nodes` per move) against itself; with
+    `evaluator` (a learned evaluator file) the alpha-beta scores its leaves with it instead of
+    the tables: the learned evaluator's own games, which its next generation learns from.
 
     Variety comes from 1..opening_moves random stones near the centre (not recorded) and, with
     probability `explore` per move, a random move next to the stones played instead of the
@@ -42,7 +45,12 @@ def play_classical_games(width: int, height: int, rule: str, n_games: int, seed:
     from gomoku.engine.agent import EnginePlayer
     rng = np.random.default_rng(seed)
     r = parse_rule(rule)
-    player = EnginePlayer(nodes=nodes, name="classical-bootstrap")
+    learned = None
+    if evaluator is not None:
+        from gomoku.engine.search.learned_file import load_evaluator
+        ev = load_evaluator(evaluator)
+        learned = {ev.rule_id: ev}
+    player = EnginePlayer(nodes=nodes, name="classical-bootstrap", learned=learned)
     out: list[TrainingGame] = []
     total_moves = 0
     try:
@@ -87,4 +95,4 @@ def _one_game(player, width: int, height: int, rule: Rule, nodes: int, opening: 
     policy[np.arange(len(moves)), targets] = 1.0
     winner = board.winner - 1 if board.winner in (1, 2) else -1     # BLACK=1 is seat 0
     return TrainingGame(width, height, rule.label, 5, 2, np.array(moves), policy, np.array(recorded), winner,
-                        source="classical")
+                        source="classical" if player.searcher.startswith("classical") else "learned")

@@ -109,6 +109,14 @@ def export_model(model: PolicyValueNet, out: str | os.PathLike, info: NetInfo,
     return worst[0]
 
 
+def export_evaluator(model: PolicyValueNet, out: str | os.PathLike, provenance: dict[str, Any]) -> None:
+    """The numba evaluator's file of a mixF net (engine.search.learned_file), beside its ONNX."""
+    from gomoku.engine.game.rules import Rule
+    from gomoku.engine.search.learned_file import save_evaluator
+    save_evaluator(out, model.evaluator_weights(), model.arch, Rule(int(model.rule_id[0])).label,
+                   provenance=provenance)
+
+
 def model_from_checkpoint(path: str | os.PathLike) -> tuple[PolicyValueNet, dict[str, Any]]:
     """The model a checkpoint holds (eval mode) and its meta dict."""
     ck = load_checkpoint(path)
@@ -135,4 +143,7 @@ def export_checkpoint(ckpt: str | os.PathLike, out: str | os.PathLike) -> tuple[
     prov.update({"checkpoint": Path(ckpt).name, "step": meta.get("step"), "generation": meta.get("generation")})
     info = info_for(model, meta, prov)
     worst = export_model(model, out, info)
+    if hasattr(model, "evaluator_weights"):
+        from gomoku.engine.search.learned_file import evaluator_path
+        export_evaluator(model, evaluator_path(out), prov)
     return info, worst

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 #: where a game came from; stored in shards as the index into this tuple
-SOURCES = ("selfplay", "classical")
+SOURCES = ("selfplay", "classical", "learned")
 
 
 @dataclass

@@ -26,17 +26,19 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
+from gomoku.engine.search.learned_file import EVAL_SUFFIX, evaluator_path
+
 from .atomic import clean_temporaries, write_with
 from .bootstrap import classical_supported
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import RunConfig, RunError, RunState, check_same_run
 from .evaluate import (MatchOutcome, NMatchOutcome, beats, evaluation_blocker, net_spec, nplayer_games, play_match,
                        play_nmatch, pure_spec)
-from .export import export_model, info_for
+from .export import export_evaluator, export_model, info_for
 from .games import TrainingGame
 from .hardware import hardware
 from .metrics import ladder_table, put_record, read_metrics
-from .models import build_model, parameter_count
+from .models import build_model, is_learned_arch, parameter_count
 from .replay import ReplayStore, shard_name
 from .trainer import Trainer, TrainSettings
 from .view import View
@@ -88,6 +90,11 @@ class TrainingRun:
     def net(self, g: int) -> Path:
         return self.dir / "nets" / f"{_gen(g)}.onnx"
 
+    @property
+    def learned(self) -> bool:
+        """A run of the learned evaluator (mixF): its games and its matches are the alpha-beta's."""
+        return is_learned_arch(self.cfg.arch)
+
     def _meta(self, g: int) -> dict[str, Any]:
         c = self.cfg
         return {"generation": g, "rules": c.rules, "board_sizes": sorted({c.width, c.height}),
@@ -118,7 +125,8 @@ class TrainingRun:
             c.arch = trainer.model.arch          # the run trains the net it starts from
         else:
             torch.manual_seed(c.seed)
-            trainer = Trainer(build_model(c.arch, c.players), self.settings, device=c.device, seed=c.seed)
+            trainer = Trainer(build_model(c.arch, c.players, c.rules[0]), self.settings, device=c.device,
+                              seed=c.seed)
         if distil is not None:
             self._distil(trainer, *distil)
         self._finish_training(trainer, 0)
@@ -184,14 +192,17 @@ class TrainingRun:
         c = self.cfg
         worst = export_model(model, self.net(g), info,
                              check_sizes=[(c.width, c.height), (c.width + 2, c.height + 1)])
+        if self.learned:
+            export_evaluator(model, evaluator_path(self.net(g)), info.provenance)
         if g == 0:
             self._publish_best(0)
         trainer.model.to(trainer.device)
         return worst
 
     def _publish_best(self, g: int) -> None:
-        src = self.net(g)
-        write_with(self.dir / "nets" / "best.onnx", lambda tmp: shutil.copyfile(src, tmp))
+        for src, name in ((self.net(g), "best.onnx"), (evaluator_path(self.net(g)), "best" + EVAL_SUFFIX)):
+            if src.is_file():
+                write_with(self.dir / "nets" / name, lambda tmp, src=src: shutil.copyfile(src, tmp))
 
     # -- the loop ---------------------------------------------------------------------------------
     def budget_left(self) -> Optional[str]:
@@ -248,7 +259,7 @@ class TrainingRun:
         c = self.cfg
         if g <= c.bootstrap_generations and classical_supported(c.win_length, c.players, c.width, c.height):
             return "classical"
-        return "selfplay"
+        return "learned" if self.learned else "selfplay"
 
     def plan(self, g: int, workers: Optional[int] = None) -> dict[str, int]:
         """Games and chunk size of generation g's self-play, fixed (in state.json) when it starts:
@@ -259,7 +270,7 @@ class TrainingRun:
         if got and got.get("generation") == g:
             return got
         workers = workers or c.worker_count()
-        if self.source(g) == "classical":      # one game at a time: small chunks lose little to a kill
+        if self.source(g) in ("classical", "learned"):   # one game at a time: small chunks lose little
             size = max(1, math.ceil(c.games_per_gen / (workers * 4)))
         else:
             size = max(1, min(c.parallel_games, math.ceil(c.games_per_gen / workers)))
@@ -274,7 +285,7 @@ class TrainingRun:
         src = self.source(g)
         plan = self.plan(g, workers)
         size = plan["chunk"]
-        if src == "classical":
+        if src in ("classical", "learned"):
             conf: dict[str, Any] = {"nodes": c.bootstrap_nodes}
         else:
             conf = job_config(win_length=c.win_length, players=c.players, playouts=plan["playouts"],
@@ -291,10 +302,18 @@ class TrainingRun:
             n = min(size, left)
             out.append(ChunkJob(shard_name(g, src, k), src, n, c.seed * 1_000_003 + g * 10_007 + k, c.width,
                                 c.height, rules[k % len(rules)],
-                                str(self.dir / "nets" / "best.onnx") if src == "selfplay" else None, conf, c.device))
+                                self._job_net(src), conf, c.device))
             left -= n
             k += 1
         return out
+
+    def _job_net(self, source: str) -> Optional[str]:
+        """The file a chunk of `source` plays with: the best net, or the best learned evaluator."""
+        if source == "selfplay":
+            return str(self.dir / "nets" / "best.onnx")
+        if source == "learned":
+            return str(self.dir / "nets" / ("best" + EVAL_SUFFIX))
+        return None
 
     def self_play(self, g: int, pool: Any) -> None:
         jobs = self.jobs(g, pool.workers)
@@ -383,6 +402,15 @@ class TrainingRun:
         return play_nmatch(a, b, c.width, c.height, c.main_rule, c.win_length, c.players, total, seed, c.worker_count(),
                            with_openings=openings, on_game=lambda d, n: self.view.progress(d))
 
+    def _spec(self, g: int, name: str, level: Optional[int] = None) -> str:
+        """The player spec of generation g's net in the run's matches: MCTS with the net, or for
+        a learned evaluator the alpha-beta with it, at the classical level it is measured
+        against (same nodes on both sides) or at the bootstrap's nodes."""
+        if not self.learned:
+            return net_spec(str(self.net(g)), self.cfg.eval_playouts, name)
+        budget = f"{level}" if level is not None else f"nodes={self.cfg.bootstrap_nodes}"
+        return f"classical:{budget},eval={evaluator_path(self.net(g))},name={name}"
+
     def evaluate(self, g: int) -> None:
         c = self.cfg
         st = self.state
@@ -396,8 +424,7 @@ class TrainingRun:
             record["gating"] = {"skipped": f"{blocked}; always replace"}
         elif c.eval_games > 0 and c.gate > 0:
             out = self._match(g, "gating", f"{_gen(g)} vs best {_gen(st.best)}",
-                              net_spec(str(self.net(g)), c.eval_playouts, _gen(g)),
-                              net_spec(str(self.net(st.best)), c.eval_playouts, f"best-{_gen(st.best)}"),
+                              self._spec(g, _gen(g)), self._spec(st.best, f"best-{_gen(st.best)}"),
                               c.eval_games, c.seed * 7919 + g, openings=True)
             accepted = out.score >= c.gate
             record["gating"] = {**out.to_json(), "against": st.best, "accepted": accepted,
@@ -405,7 +432,7 @@ class TrainingRun:
         else:
             record["gating"] = {"accepted": True, "always_replace": True}
         best = g if accepted else st.best
-        if blocked is None and c.ladder_games > 0:
+        if blocked is None and c.ladder_games > 0 and not self.learned:
             out = self._match(g, "ladder", f"best {_gen(best)} vs pure MCTS {st.ladder}",
                               net_spec(str(self.net(best)), c.eval_playouts, _gen(best)), pure_spec(st.ladder),
                               c.ladder_games, c.seed * 104729 + g, openings=False)
@@ -423,7 +450,7 @@ class TrainingRun:
                 and st.classical_level <= 5:
             level = st.classical_level
             out = self._match(g, "classical", f"best {_gen(best)} vs classical level {level}",
-                              net_spec(str(self.net(best)), c.eval_playouts, _gen(best)), f"classical:{level}",
+                              self._spec(best, _gen(best), level), f"classical:{level}",
                               c.classical_games, c.seed * 15485863 + g, openings=True)
             beat = out.score >= c.ladder_win
             record["classical"] = {**out.to_json(), "net": best, "level": level, "beaten": beat,

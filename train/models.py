@@ -18,6 +18,8 @@ Architectures (one table, named by size as KataGo names its nets):
     ffnn    feed-forward baseline (seed 000): each cell's 9x9 window of the planes through a
             two-layer MLP; no stacked spatial processing, so it sees only its own window
     tfmNcC  transformer (seed 004): a 3x3 stem, then N attention blocks of C channels over all cells
+    mixF    the learned evaluator's line-shape net (train.mixnet): F features per cell from table
+            lookups of line shapes and patterns, small heads; cheap enough for the alpha-beta
 """
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ class ArchError(ValueError):
 @dataclass(frozen=True)
 class ArchSpec:
     """A parsed architecture name."""
-    kind: str            # resnet | cnn | skip | ffnn | tfm
+    kind: str            # resnet | cnn | skip | ffnn | tfm | mix
     blocks: int = 0
     channels: int = 0
 
@@ -49,10 +51,12 @@ class ArchSpec:
             return f"b{self.blocks}c{self.channels}"
         if self.kind == "tfm":
             return f"tfm{self.blocks}c{self.channels}"
+        if self.kind == "mix":
+            return f"mix{self.channels}"
         return {"cnn": "cnn3", "skip": "skip3", "ffnn": "ffnn"}[self.kind]
 
 
-ARCH_HELP = "bXcY (ResNet, e.g. b6c64), cnn3, skip3, ffnn or tfmNcC (e.g. tfm2c64)"
+ARCH_HELP = "bXcY (ResNet, e.g. b6c64), cnn3, skip3, ffnn, tfmNcC (e.g. tfm2c64) or mixF (e.g. mix32)"
 
 
 def parse_arch(name: str) -> ArchSpec:
@@ -67,6 +71,11 @@ def parse_arch(name: str) -> ArchSpec:
             spec = ArchSpec("tfm", int(m.group(1)), int(m.group(2)))
             if spec.channels % 16:
                 raise ArchError(f"architecture {name!r}: transformer channels must be a multiple of 16")
+        elif re.fullmatch(r"mix(\d+)", text):
+            spec = ArchSpec("mix", 1, int(text[3:]))
+            if not 8 <= spec.channels <= 256 or spec.channels % 8:
+                raise ArchError(f"architecture {name!r}: mix features must be a multiple of 8 in 8..256")
+            return spec
         elif text in ("cnn3", "skip3", "ffnn"):
             return ArchSpec({"cnn3": "cnn", "skip3": "skip", "ffnn": "ffnn"}[text])
         else:
@@ -265,11 +274,18 @@ class Transformer(PolicyValueNet):
         return x
 
 
-def build_model(arch: str, players: int = 2) -> PolicyValueNet:
-    """A freshly initialised net for an architecture name (see the module docstring)."""
+def build_model(arch: str, players: int = 2, rule: str = "freestyle") -> PolicyValueNet:
+    """A freshly initialised net for an architecture name (see the module docstring). `rule`
+    matters to mixF nets only, whose lookups are the rule's patterns (a checkpoint's weights
+    bring their own rule)."""
     spec = parse_arch(arch)
     if not 2 <= players <= 4:
         raise ArchError(f"players={players}: nets are built for 2..4 players")
+    if spec.kind == "mix":
+        if players != 2:
+            raise ArchError(f"{spec.name}: line-shape nets are for two players")
+        from .mixnet import MixNet
+        return MixNet(spec.channels, players, rule)
     if spec.kind == "resnet":
         return ResNet(spec.blocks, spec.channels, players)
     if spec.kind == "tfm":
@@ -279,6 +295,11 @@ def build_model(arch: str, players: int = 2) -> PolicyValueNet:
     if spec.kind == "skip":
         return SkipCNN(players)
     return FFNN(players)
+
+
+def is_learned_arch(arch: str) -> bool:
+    """Whether an architecture is the alpha-beta's learned evaluator (mixF), not an MCTS net."""
+    return parse_arch(arch).kind == "mix"
 
 
 def parameter_count(model: nn.Module) -> int:

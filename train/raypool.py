@@ -74,12 +74,22 @@ class SelfPlayActor:
 
     def play(self, job: ChunkJob, net: Optional[bytes], progress_to: Any) -> list:
         """`net`: the bytes of job.net; `progress_to`: the pool's _Progress actor."""
-        evaluator = self._load(net, job.device) if net is not None else None
         report = progress_to.put.remote
 
         def progress(done: int, moves: int) -> None:
             report((job.name, done, moves))         # fire and forget
 
+        if job.source == "learned" and net is not None:
+            # the alpha-beta's learned evaluator is read from a file: this node's own copy
+            import dataclasses
+            fd, path = tempfile.mkstemp(prefix="gomoku-eval-", suffix=".eval.npz")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(net)
+                return run_chunk(dataclasses.replace(job, net=path), progress)
+            finally:
+                os.unlink(path)
+        evaluator = self._load(net, job.device) if net is not None else None
         return run_chunk(job, progress, evaluator=evaluator)
 
 

@@ -20,10 +20,11 @@ from .games import TrainingGame, from_selfplay
 
 @dataclass(frozen=True)
 class ChunkJob:
-    """One chunk: `games` games of `source` ('selfplay' or 'classical') with their own seed.
+    """One chunk: `games` games of `source` ('selfplay', 'classical' or 'learned') with their own seed.
 
     selfplay: `net` is the ONNX file to search with (None: pure rollout MCTS), `config` the
-    keyword arguments of the engine's SelfPlayConfig. classical: `config` has nodes etc."""
+    keyword arguments of the engine's SelfPlayConfig. classical: `config` has nodes etc.
+    learned: the alpha-beta as classical, scoring its leaves with the evaluator file `net`."""
     name: str
     source: str
     games: int
@@ -65,10 +66,10 @@ def run_chunk(job: ChunkJob, progress: Optional[Callable[[int, int], None]] = No
     if progress is None and _PROGRESS is not None:
         queue = _PROGRESS
         progress = lambda done, moves: queue.put((job.name, done, moves))   # noqa: E731
-    if job.source == "classical":
+    if job.source in ("classical", "learned"):
         from .bootstrap import play_classical_games
         return play_classical_games(job.width, job.height, job.rule, job.games, job.seed, progress=progress,
-                                    **job.config)
+                                    evaluator=job.net if job.source == "learned" else None, **job.config)
     from gomoku.engine.mcts.selfplay import SelfPlayConfig, play_games
     from gomoku.engine.game.rules import parse_rule
     cfg = SelfPlayConfig(width=job.width, height=job.height, rule=parse_rule(job.rule), **job.config)

@@ -7,6 +7,8 @@ name opponents the same way::
     classical[:LEVEL]                     the alpha-beta engine at a level
     classical:depth=N | classical:nodes=N [,level=L]
     classical:tables=FILE                 ... with the evaluation tables of FILE (`gomoku tune --out`)
+    classical:eval=FILE                   ... with a learned evaluator (NAME.eval.npz, or the NAME.onnx
+                                          it was exported beside) under the rule it was trained for
     pure-mcts:N | pure-mcts:playouts=N[,c_puct=C]      rollout MCTS
     flat-mc:N[,radius=R,seed=S]                        flat Monte Carlo (no tree below the root)
     PATH.onnx[:playouts=N,c_puct=C,move_noise=E,draw=D,...]   neural MCTS
@@ -99,7 +101,7 @@ class RandomPlayer:
 _LIMIT_KEYS = {"time": float, "nodes": int, "depth": int, "playouts": int}
 _KIND_KEYS = {
     "random": {"seed", "name"},
-    "classical": {"level", "depth", "nodes", "time", "name", "tables"},
+    "classical": {"level", "depth", "nodes", "time", "name", "tables", "eval"},
     "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed", "select", "radius", "temperature",
                   "move_noise", "draw"},
     "onnx": {"playouts", "c_puct", "time", "nodes", "name", "temperature", "batch", "seed", "select", "radius",
@@ -272,9 +274,13 @@ def parse_spec(text: str) -> PlayerSpec:
                 parts.append(f"n{opts['nodes']}")
             if "tables" in opts:
                 parts.append(Path(opts["tables"]).stem)
+            if "eval" in opts:
+                parts.append(_load_learned(opts["eval"], raw).name.split(" ")[0])
             name = "-".join(parts)
         if "tables" in opts:
             _load_tables(opts["tables"], raw)      # a bad file fails here, once, in the parent
+        if "eval" in opts:
+            _load_learned(opts["eval"], raw)
         return PlayerSpec("classical", raw, name, options=opts)
     raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, flat-mc:N, FILE.onnx "
                     "or brain:CMD")
@@ -286,6 +292,20 @@ def _load_tables(path: str, text: str) -> dict:
     try:
         return load_tables(Path(path).expanduser())
     except ValueError as exc:
+        raise SpecError(f"player spec {text!r}: {exc}") from None
+
+
+def _learned_by_rule(path: str, text: str) -> dict:
+    ev = _load_learned(path, text)
+    return {ev.rule_id: ev}
+
+
+def _load_learned(path: str, text: str) -> Any:
+    """A spec's learned evaluator file (NAME.eval.npz, or NAME.onnx beside it), or SpecError."""
+    from gomoku.engine.search.learned_file import EvalFileError, evaluator_path, load_evaluator
+    try:
+        return load_evaluator(evaluator_path(Path(path).expanduser()))
+    except EvalFileError as exc:
         raise SpecError(f"player spec {text!r}: {exc}") from None
 
 
@@ -354,7 +374,8 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
                             depth=int(o["depth"]) if "depth" in o else None,
                             nodes=int(o["nodes"]) if "nodes" in o else None,
                             name=spec.name,
-                            tables=_load_tables(o["tables"], spec.text) if "tables" in o else None)
+                            tables=_load_tables(o["tables"], spec.text) if "tables" in o else None,
+                            learned=_learned_by_rule(o["eval"], spec.text) if "eval" in o else None)
     if spec.kind in ("pure-mcts", "onnx"):
         return _make_mcts_player(spec, win_length, players)
     if spec.kind == "brain":

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 import numpy as np
 
@@ -28,8 +28,11 @@ from gomoku.engine.search import dfpn, evaluation, threats
 from gomoku.engine.search.pvs import refutes_vcf, root_moves, root_search
 from gomoku.engine.timeman import Deadlines, exact_deadlines
 from gomoku.engine.search.threats import C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, vcf
-from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_RAISED, SearchCtx, WIN,
+from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_NET, P_RAISED, SearchCtx, WIN,
                                          WIN_MIN, clear_ctx, new_ctx, set_weights)
+
+if TYPE_CHECKING:
+    from gomoku.engine.search.learned_file import LearnedEval
 
 # ---------------------------------------------------------------------------------------
 # driver
@@ -174,13 +177,34 @@ class Searcher:
     shipped ones for every rule not named). One search at a time per Searcher (a second
     caller waits)."""
 
-    def __init__(self, tables: Optional[Mapping[int, evaluation.EvalTables]] = None) -> None:
+    def __init__(self, tables: Optional[Mapping[int, evaluation.EvalTables]] = None,
+                 learned: Optional[Mapping[int, "LearnedEval"]] = None) -> None:
         self._tables = dict(tables or {})
+        self._learned = dict(learned or {})
+        self._net_key: Optional[tuple[int, int]] = None     # (rule, n_cells) of the context's evaluator
         self._cx: Optional[SearchCtx] = None
         self._shape = (0, 0)               # (n_cells, tt_bytes) the tables were made for
         self._rule: Optional[int] = None   # the rule the kept TT was filled under
         self._dtab: Optional[dfpn.DfpnTable] = None
         self._busy = threading.Lock()
+
+    def learned(self, rule: int) -> Optional["LearnedEval"]:
+        """The learned evaluator this player searches `rule` with (None: the tables)."""
+        return self._learned.get(rule)
+
+    def _install_evaluator(self, cx: SearchCtx, rule: int, n_cells: int) -> SearchCtx:
+        """The context with the learned evaluator of `rule` switched on (made for this board size
+        when it changes), or switched off where this player has none for the rule."""
+        ev = self._learned.get(rule)
+        if ev is None:
+            cx.params[P_NET] = 0
+            return cx
+        if self._net_key != (rule, n_cells):
+            cx = cx._replace(net=ev.evaluator(n_cells))
+            self._cx = cx
+            self._net_key = (rule, n_cells)
+        cx.params[P_NET] = 1
+        return cx
 
     def eval_tables(self, rule: int) -> evaluation.EvalTables:
         """The evaluation tables this player searches `rule` with."""
@@ -194,6 +218,7 @@ class Searcher:
             self._cx = new_ctx(n_cells, tt_bytes)
             self._shape = (n_cells, tt_bytes)
             self._rule = None
+            self._net_key = None
         return self._cx
 
     def dfpn_table(self) -> dfpn.DfpnTable:
@@ -211,7 +236,7 @@ class Searcher:
         """Drop the tables (the next search makes new ones): a player that is done, or the
         protocol's 'forget the hash table'."""
         with self._busy:
-            self._cx = self._dtab = self._rule = None
+            self._cx = self._dtab = self._rule = self._net_key = None
 
     def search(self, st: BoardState, *, max_depth: Optional[int] = None, node_limit: Optional[int] = None,
                time_limit: Optional[float] = None, deadlines: Optional[Deadlines] = None,
@@ -232,6 +257,7 @@ class Searcher:
             cx = self.ctx(st.cells.shape[0], tt_bytes)
             rule = int(st.meta[core.M_RULE])
             set_weights(cx, self.eval_tables(rule))
+            cx = self._install_evaluator(cx, rule, st.cells.shape[0])
             if clear or self._rule != rule:
                 clear_ctx(cx)
             else:

@@ -22,20 +22,47 @@ from numba import njit
 from gomoku.engine.game.core import C_B4F3, C_F4, C_FIVE, M_EMPTY, M_RULE, M_TOMOVE, BoardState, make_move, undo_move
 from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.numba_cache import drop_stale_cache
+from gomoku.engine.search.learned import mix_make, mix_rebuild, mix_score, mix_undo
 from gomoku.engine.search.prefetch import prefetch_row
 from gomoku.engine.search.threats import C_PVLEN, C_STOP, is_foul, tick, vcf
 from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves, pick_move, sort_moves)
 from gomoku.engine.search.tables import (EXACT, FUTILITY, INF, LMR, LOWER, MAXPLY, MOVE_COUNT_NOISY,
-                                         MOVE_COUNT_QUIET, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_PRUNE, P_RAISED,
+                                         MOVE_COUNT_QUIET, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_NET, P_PRUNE, P_RAISED,
                                          P_WIDTH, RAZOR_DEPTH, RAZOR_MARGIN, RFP_DEPTH, RFP_MARGIN, SearchCtx,
                                          UPPER, WIN, WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
 
 drop_stale_cache(__file__, ("game.core", "game.patterns", "search.threats", "search.evaluation",
-                            "search.prefetch", "search.tables", "search.ordering"))
+                            "search.prefetch", "search.tables", "search.ordering", "search.learned"))
 
 
 @njit(cache=True, inline="always")
 def evaluate(st: BoardState, cx: SearchCtx) -> np.int64:
+    """The side to move's static evaluation: the learned evaluator's where the context has one,
+    else the pattern tables'."""
+    if cx.params[P_NET] != 0:
+        return mix_score(st, cx.net)
+    return table_eval(st, cx)
+
+
+@njit(cache=True, inline="always")
+def _make(st: BoardState, cx: SearchCtx, m: np.int64) -> None:
+    """make_move, keeping the learned evaluator (if any) up to date."""
+    if cx.params[P_NET] != 0:
+        mix_make(st, cx.net, m)
+    else:
+        make_move(st, m)
+
+
+@njit(cache=True, inline="always")
+def _undo(st: BoardState, cx: SearchCtx) -> None:
+    if cx.params[P_NET] != 0:
+        mix_undo(st, cx.net)
+    else:
+        undo_move(st)
+
+
+@njit(cache=True, inline="always")
+def table_eval(st: BoardState, cx: SearchCtx) -> np.int64:
     """Pattern evaluation from the side to move's view: weighted counts of the empty cells'
     classes, line patterns and pattern pairs (engine.evaluation). One loop over every count:
     set_weights zeroes what is not weighed, and a single straight loop runs faster than three
@@ -227,7 +254,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
             # the child probes the TT unless it is a leaf: start that memory access now
             prefetch_row(cx.tt, (st.hashv[0] ^ st.zobrist[me + 1, m] ^ _SIDE[op])
                          & np.uint64(cx.tt.shape[0] - 1))
-        make_move(st, m)
+        _make(st, cx, m)
         if searched == 0:
             v, _ = _child(st, cx, newdepth, ply + 1, alpha, beta)
         else:
@@ -241,7 +268,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
             # (a leaf's value does not depend on the window: at full depth it stays)
             if v > alpha and (red > 0 or v < beta) and not (leaf and red == 0):
                 v, _ = _child(st, cx, newdepth, ply + 1, alpha, beta)
-        undo_move(st)
+        _undo(st, cx)
         searched += 1
         if cx.ctrl[C_STOP] != 0:
             return 0
@@ -291,16 +318,18 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarr
     best = -INF
     cx.pvlen[0] = 0
     cx.params[P_RAISED] = -1
+    if cx.params[P_NET] != 0:
+        mix_rebuild(st, cx.net)
     for r in range(nroot):
         m = np.int64(rmoves[r])
-        make_move(st, m)
+        _make(st, cx, m)
         if r == 0:
             v = -pvs(st, cx, depth - 1, np.int64(1), np.int64(-INF), np.int64(INF))
         else:
             v = -pvs(st, cx, depth - 1, np.int64(1), -best - 1, -best)
             if v > best:
                 v = -pvs(st, cx, depth - 1, np.int64(1), np.int64(-INF), -best)
-        undo_move(st)
+        _undo(st, cx)
         if cx.ctrl[C_STOP] != 0:
             break
         if v > best:

@@ -15,6 +15,7 @@ from numba import njit
 
 from gomoku.engine.game import core
 from gomoku.engine.search import evaluation, threats
+from gomoku.engine.search.learned import Evaluator, empty_evaluator
 from gomoku.engine.search.threats import ThreatTable, new_threat_table
 
 WIN = 30000
@@ -29,6 +30,9 @@ P_LEAF_VCF, P_WIDTH, P_LMR, P_PRUNE = 0, 1, 2, 3
 P_LATE_PLY = 4            # LATE_MOVE_PLY
 P_RAISED = 5              # out: last root move that improved on the best in root_search (-1: none)
 P_CALM_OWN, P_CALM_OPP = 6, 7
+P_NET = 8                 # 1: the learned evaluator (SearchCtx.net) scores leaves, not the tables
+P_NET_ORDER = 9           # policy weight in move ordering (ordering units per policy logit; 0: none)
+N_PARAMS = 10
 
 
 def _lmr_table() -> np.ndarray:
@@ -93,6 +97,7 @@ class SearchCtx(NamedTuple):
     params: np.ndarray    # int64[8]
     tpv: np.ndarray       # int64[threats.MAXPLY]
     ttt: ThreatTable
+    net: Evaluator        # the learned evaluator where params[P_NET] is set (a placeholder elsewhere)
 
 
 #: one entry is a key and a packed word in the same 16 bytes, so a probe or a store touches one
@@ -104,7 +109,7 @@ DEFAULT_TT_BYTES = 32 << 20
 def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     """Search tables for boards of `n_cells` padded cells; the TT takes about tt_bytes."""
     size = 1 << max(12, int(tt_bytes // TT_ENTRY_BYTES).bit_length() - 1)
-    params = np.zeros(8, dtype=np.int64)
+    params = np.zeros(N_PARAMS, dtype=np.int64)
     params[P_LEAF_VCF] = 3
     params[P_WIDTH] = WIDTH
     params[P_LMR] = 1
@@ -126,6 +131,7 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
         params=params,
         tpv=np.zeros(threats.MAXPLY, dtype=np.int64),
         ttt=new_threat_table(16),
+        net=empty_evaluator(n_cells),
     )
     set_weights(cx, evaluation.tables())
     return cx

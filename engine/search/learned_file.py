@@ -1,0 +1,118 @@
+"""Learned evaluator files (`NAME.eval.npz`): the weights the alpha-beta's numba evaluator reads.
+
+A mixF net is exported twice: as ONNX (for MCTS, matches and `gomoku info`, like every net)
+and as this file, the same float tables and heads as plain numpy arrays, which the search
+quantises when it loads them (engine.search.learned). numpy only: no onnx at play time.
+
+File: an .npz (read with allow_pickle=False) holding the arrays `shape`, `pattern`, `klass`,
+`bias`, `w1`, `b1`, `w2`, `b2`, `wp`, `bp` and `meta`, a JSON string:
+    format       EVAL_FORMAT
+    arch         mixF
+    rule         the rule label it was trained for (its pattern lookups are that rule's)
+    eval_scale   evaluation units per logit of the expected score
+    provenance   how it was made (command, run, generation, games)
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gomoku.engine.game.rules import parse_rule
+from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE, Evaluator, new_evaluator
+
+EVAL_FORMAT = 1
+EVAL_SUFFIX = ".eval.npz"
+ARRAYS = ("shape", "pattern", "klass", "bias", "w1", "b1", "w2", "b2", "wp", "bp")
+
+
+class EvalFileError(ValueError):
+    """An evaluator file that cannot be used; the message is one line naming the file."""
+
+
+@dataclass
+class LearnedEval:
+    """A loaded evaluator file: its float weights and what it says it is."""
+    weights: dict[str, np.ndarray]
+    arch: str
+    rule: str
+    eval_scale: float = DEFAULT_EVAL_SCALE
+    provenance: dict[str, Any] = field(default_factory=dict)
+    path: str = ""
+
+    @property
+    def rule_id(self) -> int:
+        return int(parse_rule(self.rule))
+
+    @property
+    def name(self) -> str:
+        """How ABOUT and MESSAGE name it: the file's stem and its architecture."""
+        stem = Path(self.path).name
+        stem = stem[: -len(EVAL_SUFFIX)] if stem.endswith(EVAL_SUFFIX) else Path(stem).stem
+        return f"{stem} ({self.arch})" if stem else self.arch
+
+    def evaluator(self, n_cells: int, draw_value: float = 0.0) -> Evaluator:
+        """A fresh numba evaluator of these weights for boards of `n_cells` padded cells."""
+        return new_evaluator(self.weights, n_cells, self.eval_scale, draw_value)
+
+
+def evaluator_path(net_path: str | os.PathLike) -> Path:
+    """The evaluator file that goes with a net file: NAME.onnx -> NAME.eval.npz."""
+    p = Path(net_path)
+    if p.name.endswith(EVAL_SUFFIX):
+        return p
+    return p.with_name(p.stem + EVAL_SUFFIX) if p.suffix == ".onnx" else p.with_name(p.name + EVAL_SUFFIX)
+
+
+def save_evaluator(path: str | os.PathLike, weights: dict[str, np.ndarray], arch: str, rule: str,
+                   eval_scale: float = DEFAULT_EVAL_SCALE, provenance: dict[str, Any] | None = None) -> None:
+    """Write an evaluator file atomically (a kill leaves the old file or the new one)."""
+    meta = {"format": EVAL_FORMAT, "arch": arch, "rule": parse_rule(rule).label, "eval_scale": float(eval_scale),
+            "provenance": provenance or {}}
+    buf = io.BytesIO()
+    np.savez(buf, meta=np.array(json.dumps(meta, sort_keys=True)),
+             **{k: np.asarray(weights[k], dtype=np.float32) for k in ARRAYS})
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(buf.getvalue())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def load_evaluator(path: str | os.PathLike) -> LearnedEval:
+    """Read and check an evaluator file; EvalFileError (one line) when it is missing or not one."""
+    p = Path(path)
+    if not p.is_file():
+        raise EvalFileError(f"evaluator file not found: {p}")
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            weights = {k: np.array(z[k], dtype=np.float32) for k in ARRAYS}
+    except (OSError, ValueError, KeyError) as exc:
+        raise EvalFileError(f"{p}: not a learned evaluator file ({str(exc).splitlines()[0]})") from None
+    if meta.get("format") != EVAL_FORMAT:
+        raise EvalFileError(f"{p}: evaluator format {meta.get('format')}, this engine reads {EVAL_FORMAT}")
+    try:
+        rule = parse_rule(str(meta["rule"])).label
+        ev = LearnedEval(weights, str(meta["arch"]), rule, float(meta.get("eval_scale", DEFAULT_EVAL_SCALE)),
+                         dict(meta.get("provenance") or {}), str(p))
+        ev.evaluator(1)                 # checks every array's shape
+    except (KeyError, ValueError) as exc:
+        raise EvalFileError(f"{p}: {str(exc).splitlines()[0]}") from None
+    return ev

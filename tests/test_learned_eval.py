@@ -1,0 +1,149 @@
+"""The learned evaluator: its incremental numba state, the torch net it comes from and that net's
+ONNX export agree; its files load or fail in one line; the alpha-beta keeps its tactics with it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gomoku.engine.agent import EnginePlayer  # noqa: E402
+from gomoku.engine.game.board import Board  # noqa: E402
+from gomoku.engine.game.core import M_COUNT, M_STRIDE, PAD  # noqa: E402
+from gomoku.engine.game.rules import parse_rule  # noqa: E402
+from gomoku.engine.limits import Limit  # noqa: E402
+from gomoku.engine.net.planes import encode_game  # noqa: E402
+from gomoku.engine.search import learned  # noqa: E402
+from gomoku.engine.search.alphabeta import Searcher  # noqa: E402
+from gomoku.engine.search.learned_file import (EvalFileError, LearnedEval, evaluator_path,  # noqa: E402
+                                               load_evaluator, save_evaluator)
+from gomoku.train.models import build_model  # noqa: E402
+
+RULES = ("freestyle", "standard", "renju", "caro", "caro5")
+
+
+def _net(rule: str, features: int = 8, seed: int = 0):
+    """A mix net with weights large enough that every relu and every head matters."""
+    torch.manual_seed(seed)
+    model = build_model(f"mix{features}", 2, rule)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0.0, 0.4)
+    return model.eval()
+
+
+def _random_board(rule: str, width: int, height: int, stones: int, rng: np.random.Generator) -> tuple[Board, list[int]]:
+    b = Board(width, height, parse_rule(rule))
+    moves: list[int] = []
+    while len(moves) < stones and not b.game_over:
+        free = [(x, y) for (x, y) in b.legal_moves()]
+        x, y = free[int(rng.integers(len(free)))]
+        b.play(x, y)
+        moves.append(y * width + x)
+    return b, moves
+
+
+def _board_cells(b: Board) -> np.ndarray:
+    stride = int(b.state.meta[M_STRIDE])
+    return np.array([(y + PAD) * stride + x + PAD for y in range(b.height) for x in range(b.width)])
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("size", [(15, 15), (9, 7), (20, 20)])
+def test_incremental_state_equals_a_rebuild_after_random_moves_and_undos(rule, size) -> None:
+    ev_weights = _net(rule).evaluator_weights()
+    rng = np.random.default_rng(hash((rule, size)) % 2**32)
+    b = Board(size[0], size[1], parse_rule(rule))
+    st = b.state
+    ev = learned.new_evaluator(ev_weights, st.cells.shape[0])
+    learned.mix_rebuild(st, ev)
+    ref = learned.new_evaluator(ev_weights, st.cells.shape[0])
+    checked = 0
+    for step in range(1500):
+        n = int(st.meta[M_COUNT])
+        if n > 0 and (rng.random() < 0.45 or n > 60):
+            learned.mix_undo(st, ev)
+        else:
+            free = np.flatnonzero(st.cells == 0)
+            learned.mix_make(st, ev, np.int64(free[int(rng.integers(len(free)))]))
+        if step % 25 == 0:
+            learned.mix_rebuild(st, ref)
+            assert np.array_equal(ev.acc, ref.acc) and np.array_equal(ev.pooled, ref.pooled), step
+            checked += 1
+    assert checked == 60
+
+
+@pytest.mark.parametrize("rule", ["freestyle", "renju"])
+def test_the_numba_evaluator_computes_what_the_torch_net_and_its_onnx_export_compute(rule, tmp_path) -> None:
+    import onnxruntime as ort
+    from gomoku.engine.net.metadata import NetInfo
+    from gomoku.train.export import export_model
+    model = _net(rule, features=16, seed=3)
+    path = tmp_path / "mix.onnx"
+    export_model(model, path, NetInfo(players=2, win_length=5, rules=[rule], board_sizes=[15], arch=model.arch))
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(7)
+    for width, height, stones in [(15, 15, 0), (15, 15, 9), (15, 15, 40), (11, 13, 20)]:
+        b, moves = _random_board(rule, width, height, stones, rng)
+        st = b.state
+        ev = learned.new_evaluator(model.evaluator_weights(), st.cells.shape[0])
+        learned.mix_rebuild(st, ev)
+        learned.mix_logits(st, ev)
+        free = next(c for c in range(width * height) if c not in moves)
+        planes = encode_game(np.array(moves + [free]), width, height)[len(moves)][None]
+        with torch.no_grad():
+            policy, value = (t.numpy()[0] for t in model(torch.from_numpy(planes)))
+        onnx_policy, onnx_value = (a[0] for a in sess.run(["policy", "value"], {"planes": planes}))
+        assert np.allclose(onnx_value, value, atol=2e-3) and np.allclose(onnx_policy, policy, atol=2e-3)
+        # the numba tables are rounded to 1/256: a few thousandths on logits of order one
+        assert np.allclose(ev.out, value, atol=0.05), (ev.out, value)
+        mine = np.array([learned.mix_policy(st, ev, np.int64(j)) for j in _board_cells(b)]).reshape(height, width)
+        empty = st.cells[_board_cells(b)].reshape(height, width) == 0
+        assert np.allclose(mine[empty], policy[empty], atol=0.05)
+
+
+def test_evaluator_files_round_trip_and_bad_ones_are_one_line(tmp_path) -> None:
+    model = _net("standard")
+    path = evaluator_path(tmp_path / "std.onnx")
+    assert path.name == "std.eval.npz"
+    save_evaluator(path, model.evaluator_weights(), model.arch, "standard", provenance={"run": "x"})
+    ev = load_evaluator(path)
+    assert (ev.arch, ev.rule, ev.rule_id, ev.provenance) == ("mix8", "standard", 1, {"run": "x"})
+    assert ev.name == "std (mix8)"
+    for k, v in model.evaluator_weights().items():
+        assert np.array_equal(ev.weights[k], v)
+    bad = tmp_path / "bad.eval.npz"
+    bad.write_bytes(b"not a zip")
+    for p, said in [(bad, "not a learned evaluator file"), (tmp_path / "none.eval.npz", "not found")]:
+        with pytest.raises(EvalFileError) as exc:
+            load_evaluator(p)
+        assert said in str(exc.value) and "\n" not in str(exc.value)
+    wrong = dict(model.evaluator_weights(), w1=np.zeros((2, 3, 3), np.float32))
+    save_evaluator(tmp_path / "w.eval.npz", wrong, "mix8", "freestyle")
+    with pytest.raises(EvalFileError, match="w1 has shape"):
+        load_evaluator(tmp_path / "w.eval.npz")
+
+
+def _learned(rule: str = "freestyle") -> dict:
+    model = _net(rule, seed=5)
+    return {int(parse_rule(rule)): LearnedEval(model.evaluator_weights(), model.arch, rule, path="t.eval.npz")}
+
+
+def test_the_search_with_a_learned_evaluator_still_wins_and_blocks() -> None:
+    # a random evaluator knows nothing: fives, fours and the threat solver still decide
+    win = Board.from_moves(15, [(7, 7), (0, 0), (8, 7), (0, 2), (9, 7), (0, 4)])   # black: open three
+    res = Searcher(learned=_learned()).search(win.state, max_depth=6)
+    assert res.score > 29000 and win.coords(res.move) in {(5, 7), (6, 7), (10, 7), (11, 7)}
+    block = Board.from_moves(15, [(7, 7), (6, 7), (8, 7), (3, 4), (9, 7), (14, 14), (10, 7)])  # white: stop the four
+    res = Searcher(learned=_learned()).search(block.state, max_depth=4)
+    assert block.coords(res.move) == (11, 7)
+
+
+def test_a_learned_player_names_its_evaluator_and_plays_the_tables_under_other_rules() -> None:
+    player = EnginePlayer(nodes=2000, learned=_learned("freestyle"))
+    assert "learned evaluator t (mix8) under freestyle" in player.searcher
+    b = Board.from_moves(15, [(7, 7), (8, 8)])
+    out = player.play(b, Limit())
+    assert out.info["searcher"] == "alpha-beta + VCF/VCT, learned evaluator t (mix8)"
+    renju = Board.from_moves(15, [(7, 7), (8, 8)], rule=parse_rule("renju"))
+    assert player.play(renju, Limit()).info["searcher"] == "classical alpha-beta + VCF/VCT"
