@@ -147,3 +147,58 @@ def test_a_learned_player_names_its_evaluator_and_plays_the_tables_under_other_r
     assert out.info["searcher"] == "alpha-beta + VCF/VCT, learned evaluator t (mix8)"
     renju = Board.from_moves(15, [(7, 7), (8, 8)], rule=parse_rule("renju"))
     assert player.play(renju, Limit()).info["searcher"] == "classical alpha-beta + VCF/VCT"
+
+
+def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with_over_a_pipe(tmp_path) -> None:
+    """`gomoku train --arch mix8`: a generation of classical games, then one of the alpha-beta's
+    games with the evaluator of the first; each generation writes NAME.eval.npz beside its net,
+    the run's matches are the alpha-beta's, and `pbrain-gomoku --eval` plays with the result."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    from gomoku.train.replay import ReplayStore
+    from test_protocol_util import Brain
+    bin_dir = Path(sys.executable).parent
+    run = tmp_path / "mix"
+    out = subprocess.run([str(bin_dir / "gomoku"), "train", "--board", "9", "--arch", "mix8", "--run", str(run),
+                          "--bootstrap", "1", "--bootstrap-nodes", "300", "--games-per-gen", "2", "--updates", "2",
+                          "--batch", "32", "--generations", "2", "--eval-games", "2", "--classical-games", "2",
+                          "--ladder-games", "2", "--workers", "1", "--plain"],
+                         capture_output=True, text=True, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    store = ReplayStore(run / "replay")
+    assert {name.split("-")[1] for name in store.names()} == {"classical", "learned"}, store.names()
+    assert all(g.source == "learned" for name in store.names() if "learned" in name for g in store.games(name))
+    for name in ("gen00001.eval.npz", "gen00002.eval.npz", "best.eval.npz", "best.onnx"):
+        assert (run / "nets" / name).is_file(), name
+    records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    games = lambda r: r["wins"] + r["losses"] + r["draws"]    # noqa: E731
+    assert games(records[-1]["gating"]) == 2 and "ladder" not in records[-1]      # no MCTS ladder
+    assert games(records[-1]["classical"]) == 2
+    ev = load_evaluator(run / "nets" / "best.eval.npz")
+    assert (ev.arch, ev.rule) == ("mix8", "freestyle")
+    log = tmp_path / "brain.log"
+    with Brain(turn_ms=1000, args=[str(bin_dir / "pbrain-gomoku"), "--eval", str(run / "nets" / "best.onnx")],
+               env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
+        b.send("START 9")
+        assert b.line() == "OK"
+        b.send("INFO timeout_turn 1000")
+        for _ in range(200):                       # the moves that count come once it has loaded
+            if "engine ready after" in log.read_text():
+                break
+            import time
+            time.sleep(0.1)
+        played = set()
+        for x, y in [(4, 4), (5, 5), (3, 6)]:
+            b.send(f"TURN {x},{y}")
+            played.add((x, y))
+            mv = b.move(size=(9, 9))
+            assert mv not in played
+            played.add(mv)
+        b.send("ABOUT")
+        about = b.line()
+        b.end()
+    assert "learned evaluator best (mix8) under freestyle" in about, about
+    assert "evaluator loaded" in log.read_text()

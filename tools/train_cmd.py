@@ -94,6 +94,10 @@ def _command_line() -> str:
               help="New runs only: first train the new net on this run folder's newest --window positions "
                    "(copied into the new run), so a larger --arch starts where a smaller run got to.")
 @click.option("--distil-updates", type=click.IntRange(1), default=2000, help="Training updates of --distil.")
+@click.option("--scores", multiple=True, type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="Positions a stronger engine scored (`gomoku tune --scores` files, of the run's rule and "
+                   "size; repeatable): a batch of them joins every update as soft value targets. New runs only.")
+@click.option("--scores-batch", type=click.IntRange(1), default=256, help="Scored positions per update.")
 @click.option("--seed", type=int, default=1)
 @click.option("--ray", default=None, metavar="ADDRESS|local",
               help="Self-play on Ray actors: 'local' starts Ray on this machine with --workers CPUs; an "
@@ -143,6 +147,7 @@ def train(board: str, run_dir: Optional[str], hours: Optional[float], generation
         if not torch.cuda.is_available():
             raise click.ClickException("--device cuda: this torch has no CUDA (install a CUDA build of torch 2.13.0)")
     ladder_start = opts.pop("ladder_start")
+    opts["scores"] = [str(p) for p in opts.pop("scores")]
     cfg = RunConfig(width=width, height=height, rule=rule, arch=arch, ladder_start=ladder_start,
                     ladder_step=ladder_start, ray=ray.strip() if ray else None, command=_command_line(),
                     **opts)

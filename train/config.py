@@ -76,6 +76,8 @@ class RunConfig:
     init: Optional[str] = None
     distil: Optional[str] = None        # a run folder whose newest games train the new net before self-play
     distil_updates: int = 2000
+    scores: list[str] = field(default_factory=list)   # teacher-scored positions for the value head
+    scores_batch: int = 256
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -40,6 +40,7 @@ from .hardware import hardware
 from .metrics import ladder_table, put_record, read_metrics
 from .models import build_model, is_learned_arch, parameter_count
 from .replay import ReplayStore, shard_name
+from .teacher import load_teacher
 from .trainer import Trainer, TrainSettings
 from .view import View
 from .workers import ChunkJob, WorkerPool, job_config
@@ -59,6 +60,7 @@ class TrainingRun:
         self.hours = hours
         self.max_generations = generations
         self.store = ReplayStore(self.dir / "replay")
+        self._teacher: Optional[Any] = None
         self._t0 = time.monotonic()
         self._elapsed0 = 0.0
         self.hardware = hardware()          # this process's machine: each generation records it
@@ -127,6 +129,7 @@ class TrainingRun:
             torch.manual_seed(c.seed)
             trainer = Trainer(build_model(c.arch, c.players, c.rules[0]), self.settings, device=c.device,
                               seed=c.seed)
+        self._teach(trainer)
         if distil is not None:
             self._distil(trainer, *distil)
         self._finish_training(trainer, 0)
@@ -151,6 +154,16 @@ class TrainingRun:
                     raise RunError(f"--distil {c.distil}: its games are {g.players} players, {g.win_length} "
                                    f"in a row; this run is {c.players} players, {c.win_length} in a row")
         return source, shards
+
+    def _teach(self, trainer: Trainer) -> Trainer:
+        """Give the trainer the run's teacher-scored positions (loaded once per process)."""
+        c = self.cfg
+        if c.scores:
+            if self._teacher is None:
+                self._teacher = load_teacher(c.scores, c.main_rule, c.width, c.height)
+                self.view.log(f"teacher: {len(self._teacher)} scored positions from {len(c.scores)} file(s)")
+            trainer.teacher, trainer.teacher_batch = self._teacher, c.scores_batch
+        return trainer
 
     def _distil(self, trainer: Trainer, source: ReplayStore, shards: list[str]) -> None:
         """Train the new net on another run's newest games before its first self-play, so that a
@@ -366,7 +379,8 @@ class TrainingRun:
     # -- training ---------------------------------------------------------------------------------
     def train(self, g: int) -> None:
         c = self.cfg
-        trainer = Trainer.from_checkpoint(load_checkpoint(self.ckpt(g - 1)), self.settings, device=c.device)
+        trainer = self._teach(Trainer.from_checkpoint(load_checkpoint(self.ckpt(g - 1)), self.settings,
+                                                      device=c.device))
         window = self.store.window(c.window)
         batch = min(c.batch_size, max(1, len(window)))
         self.view.phase(g, "train", f"{c.updates_per_gen} updates of {batch} from {len(window)} positions",

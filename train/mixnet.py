@@ -76,7 +76,7 @@ class MixNet(PolicyValueNet):
         self.b2 = nn.Parameter(torch.zeros(2, 3))
         self.wp = nn.Parameter(torch.randn(2, features) / features ** 0.5)
         self.bp = nn.Parameter(torch.zeros(2))
-        self._lookup_cache: tuple[torch.Tensor, torch.Tensor] | None = None
+        self._lookup_cache: list[tuple[torch.Tensor, torch.Tensor]] = []
         self.register_buffer("rule_id", torch.tensor([int(parse_rule(rule))], dtype=torch.int64))
         # lookup tables as small integer types (the ONNX file carries them): widened after each gather
         self.register_buffer("patterns", torch.from_numpy(pattern_tables(parse_rule(rule)).copy()), persistent=False)
@@ -97,12 +97,12 @@ class MixNet(PolicyValueNet):
         """The nine rows of every cell in the joint table: N,H,W,9 (four shapes, four pattern
         pairs, the class pair). They depend on the stones only, so a batch that is trained on
         several times computes them once (the trainer runs a few steps per batch)."""
-        cached = self._lookup_cache
-        if cached is not None and cached[0] is planes:
-            return cached[1]
+        for seen, rows in self._lookup_cache:
+            if seen is planes:
+                return rows
         rows = self._lookups(planes)
         if self.training or torch.is_grad_enabled():
-            self._lookup_cache = (planes, rows)
+            self._lookup_cache = (self._lookup_cache + [(planes, rows)])[-2:]   # a batch and the teacher's
         return rows
 
     def _lookups(self, planes: torch.Tensor) -> torch.Tensor:

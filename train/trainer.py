@@ -60,6 +60,9 @@ class Trainer:
         self.step = 0
         self.rng = np.random.default_rng(seed)
         torch.manual_seed(seed)
+        # scored positions whose value targets join every update (train.teacher), and how many
+        self.teacher: Optional[Any] = None
+        self.teacher_batch = 0
 
     # -- the loss ---------------------------------------------------------------------------------
     def losses(self, planes: torch.Tensor, policy: torch.Tensor, value: torch.Tensor
@@ -83,6 +86,10 @@ class Trainer:
         Returns loss parts, entropy, KL, the LR used and the steps taken."""
         s = self.settings
         planes, policy, value = self._tensors(batch)
+        taught = None
+        if self.teacher is not None and self.teacher_batch > 0:
+            tp, tv = self.teacher.sample(self.teacher_batch, self.rng)
+            taught = (torch.from_numpy(tp).to(self.device), torch.from_numpy(tv).to(self.device))
         self.model.train()
         with torch.no_grad():
             self.model.eval()
@@ -96,6 +103,10 @@ class Trainer:
         for _ in range(s.epochs):
             self.opt.zero_grad(set_to_none=True)
             loss, parts, _ = self.losses(planes, policy, value)
+            if taught is not None:
+                t_loss = -(taught[1] * F.log_softmax(self.model(taught[0])[1], dim=1)).sum(dim=1).mean()
+                parts["teacher_loss"] = t_loss
+                loss = loss + t_loss
             loss.backward()
             self.opt.step()
             self.step += 1
