@@ -128,3 +128,30 @@ def test_corrupt_checkpoint_is_a_one_line_error(tmp_path, damage: str) -> None:
     with pytest.raises(CheckpointError) as err:
         load_checkpoint(path)
     assert "\n" not in str(err.value) and str(path) in str(err.value)
+
+
+def test_search_scores_round_trip_and_blend_into_soft_value_targets(tmp_path) -> None:
+    """The alpha-beta's games carry the search's win probability per position; a shard keeps it
+    (NaN where a move was not searched), and sampling blends it half and half with the result."""
+    rng = np.random.default_rng(3)
+    scored = random_game(rng, 7, 7, 10, "classical")
+    scored.winner = 0                                     # the first player won
+    scored.recorded[:] = True
+    scored.scores = np.full(10, 0.8, dtype=np.float32)
+    scored.scores[1] = np.nan
+    plain = random_game(rng, 7, 7, 10)
+    store = ReplayStore(tmp_path)
+    store.write("gen00001-classical-0000", [scored, plain])
+    back = read_shard(tmp_path / "gen00001-classical-0000.npz")
+    assert np.array_equal(np.isnan(back[0].scores), np.isnan(scored.scores)) and back[1].scores is None
+    assert np.allclose(back[0].scores[~np.isnan(back[0].scores)], 0.8)
+    batch = store.window(100).sample(64, np.random.default_rng(0))
+    assert batch.value.shape == (64, 3) and np.allclose(batch.value.sum(axis=1), 1.0)
+    rows = {tuple(round(float(x), 3) for x in r) for r in batch.value}
+    # mover is seat 0 at even t: result win + score 0.8 -> (0.9, 0.1, 0); seat 1: (0.4, 0.6, 0)
+    assert {(0.9, 0.1, 0.0), (0.4, 0.6, 0.0)} <= rows
+    assert all(sorted(r)[-1] == 1.0 or r in {(0.9, 0.1, 0.0), (0.4, 0.6, 0.0)} for r in rows), rows
+    # a store without scores keeps class targets
+    old = ReplayStore(tmp_path / "old")
+    old.write("gen00001-selfplay-0000", [plain])
+    assert old.window(100).sample(8, np.random.default_rng(0)).value.dtype == np.int64

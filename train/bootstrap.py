@@ -72,13 +72,17 @@ def _one_game(player, width: int, height: int, rule: Rule, nodes: int, opening: 
     moves: list[int] = []
     targets: list[int] = []
     recorded: list[bool] = []
+    scores: list[float] = []
     limit = Limit(nodes=nodes)
     while not board.game_over:
         if len(moves) < opening:
             x, y = _random_near_centre(board, rng, 2)
             target, rec = y * width + x, False
+            scores.append(float("nan"))
         else:
-            ex, ey = player.play(board, limit).move
+            out = player.play(board, limit)
+            scores.append(win_probability(out.info.get("score")))
+            ex, ey = out.move
             target, rec = ey * width + ex, True
             x, y = ex, ey
             if rng.random() < explore:
@@ -95,4 +99,21 @@ def _one_game(player, width: int, height: int, rule: Rule, nodes: int, opening: 
     policy[np.arange(len(moves)), targets] = 1.0
     winner = board.winner - 1 if board.winner in (1, 2) else -1     # BLACK=1 is seat 0
     return TrainingGame(width, height, rule.label, 5, 2, np.array(moves), policy, np.array(recorded), winner,
-                        source="classical" if player.searcher.startswith("classical") else "learned")
+                        source="classical" if player.searcher.startswith("classical") else "learned",
+                        scores=np.array(scores, dtype=np.float32))
+
+
+#: search units per logit of the win probability (the tables' Texel scale, and the learned
+#: evaluator's: engine.search.learned.DEFAULT_EVAL_SCALE)
+SCORE_SCALE = 1000.0
+
+
+def win_probability(score) -> float:  # noqa: ANN001 - int, 'win', 'loss' or None
+    """The mover's chance of winning that a search score stands for (NaN: no score)."""
+    if score == "win":
+        return 1.0
+    if score == "loss":
+        return 0.0
+    if score is None:
+        return float("nan")
+    return float(1.0 / (1.0 + np.exp(-float(score) / SCORE_SCALE)))

@@ -8,6 +8,8 @@ the input planes shared with play time.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Optional
+
 import numpy as np
 
 #: where a game came from; stored in shards as the index into this tuple
@@ -33,6 +35,10 @@ class TrainingGame:
     #: never-resign games (the share that checks the threshold): the first seat whose value fell
     #: below it, -1 if none; a game this seat went on to win would have been a wrong resignation
     would_resign: int = -1
+    #: float32[T] or None: the search's judgement of the position before each move, as the
+    #: mover's probability of winning (NaN where the move was not searched): the alpha-beta's
+    #: games record it, and value targets blend it with the result (a far denser label)
+    scores: Optional[np.ndarray] = None
 
     def __post_init__(self) -> None:
         self.moves = np.asarray(self.moves, dtype=np.int32)
@@ -40,6 +46,10 @@ class TrainingGame:
         self.recorded = np.asarray(self.recorded, dtype=bool)
         if self.recorded.shape != self.moves.shape:
             raise ValueError("recorded must have one flag per move")
+        if self.scores is not None:
+            self.scores = np.asarray(self.scores, dtype=np.float32)
+            if self.scores.shape != self.moves.shape:
+                raise ValueError("scores must have one value per move")
 
 
 def from_selfplay(game: Any, source: str = "selfplay") -> TrainingGame:

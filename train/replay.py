@@ -12,6 +12,8 @@ Shard arrays:
     moves     int32[sum T]    flat cells of all games, concatenated
     recorded  bool[sum T]     which positions carry a policy target (playout cap randomisation)
     policy    float16[...]    the targets of the recorded positions, H*W values each, concatenated
+    scores    float32[sum T]  optional: the search's win probability for the mover (NaN: none);
+                              present when a game of the shard has them (the alpha-beta's games)
 
 Sampling draws recorded positions uniformly from the newest `window` of them and applies one
 of the board's symmetries to planes and target alike: the 8 of the square on square boards,
@@ -58,8 +60,12 @@ def encode_shard(games: Sequence[TrainingGame]) -> bytes:
         policy.append(g.policy[g.recorded].astype(np.float16).ravel())
     buf = io.BytesIO()
     cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dt))
+    extra = {}
+    if any(g.scores is not None for g in games):
+        extra["scores"] = cat([g.scores if g.scores is not None else np.full(g.moves.size, np.nan, np.float32)
+                               for g in games], np.float32)
     np.savez(buf, format=np.array([SHARD_FORMAT], dtype=np.int64), games=table,
-             moves=cat(moves, np.int32), recorded=cat(recorded, bool), policy=cat(policy, np.float16))
+             moves=cat(moves, np.int32), recorded=cat(recorded, bool), policy=cat(policy, np.float16), **extra)
     return buf.getvalue()
 
 
@@ -76,6 +82,7 @@ def read_shard(path: str | os.PathLike) -> list[TrainingGame]:
             if fmt != SHARD_FORMAT:
                 raise ReplayError(f"{path}: replay shard format {fmt}, this version reads {SHARD_FORMAT}")
             table, moves, recorded, policy = z["games"], z["moves"], z["recorded"], z["policy"]
+            scores = z["scores"] if "scores" in z.files else None
     except ReplayError:
         raise
     except FileNotFoundError:
@@ -86,7 +93,7 @@ def read_shard(path: str | os.PathLike) -> list[TrainingGame]:
     games: list[TrainingGame] = []
     try:
         if table.ndim != 2 or table.shape[1] != _COLS or int(table[:, 7].sum()) != moves.size \
-                or recorded.shape != moves.shape:
+                or recorded.shape != moves.shape or (scores is not None and scores.shape != moves.shape):
             raise ValueError("array sizes disagree")
         m0 = p0 = 0
         for row in table:
@@ -99,8 +106,11 @@ def read_shard(path: str | os.PathLike) -> list[TrainingGame]:
             if chunk.size != n_rec * w * h:
                 raise ValueError("policy array too short")
             pol[rec] = chunk.reshape(n_rec, w * h)
+            sc = scores[m0:m0 + length] if scores is not None else None
+            if sc is not None and np.isnan(sc).all():
+                sc = None
             games.append(TrainingGame(w, h, Rule(rule).label, win, players, mv, pol, rec, winner,
-                                      bool(resigned), SOURCES[src], tw))
+                                      bool(resigned), SOURCES[src], tw, sc))
             m0 += length
             p0 += n_rec * w * h
         if p0 != policy.size:
@@ -131,7 +141,8 @@ def apply_symmetry(x: np.ndarray, sym: int) -> np.ndarray:
 
 @dataclass
 class Batch:
-    """planes: B,C,H,W float32; policy: B,H,W float32 (sums to 1); value: B int64 outcome class."""
+    """planes: B,C,H,W float32; policy: B,H,W float32 (sums to 1); value: B int64 outcome class,
+    or B,P+1 float32 outcome probabilities where the window's games carry search scores."""
     planes: np.ndarray
     policy: np.ndarray
     value: np.ndarray
@@ -221,9 +232,13 @@ class Window:
     def game(self, si: int, gi: int) -> TrainingGame:
         return self.store.games(self.shards[si])[gi]
 
-    def sample(self, batch: int, rng: np.random.Generator, augment: bool = True) -> Batch:
+    def sample(self, batch: int, rng: np.random.Generator, augment: bool = True,
+               score_weight: float = 0.5) -> Batch:
         """`batch` positions drawn uniformly (with replacement) from the window, of one board size
-        (a size picked in proportion to its positions), each under a random symmetry."""
+        (a size picked in proportion to its positions), each under a random symmetry. Where a
+        drawn position has a search score, its value target is `score_weight` of the score's
+        (win p, loss 1 - p) and the rest the game's result; then every target is a probability
+        row (one-hot for the others)."""
         if len(self) == 0:
             raise ValueError("the replay window is empty")
         key = self.size_key[rng.integers(0, len(self))]
@@ -235,6 +250,7 @@ class Window:
         policy = np.zeros((batch, h, w), dtype=np.float32)
         value = np.zeros(batch, dtype=np.int64)
         syms = symmetries(w, h)
+        scored: list[tuple[int, float]] = []
         for b, (si, gi, t) in enumerate(picks):
             g = self.game(int(si), int(gi))
             p = self.store.planes(self.shards[int(si)], int(gi))[t].astype(np.float32)
@@ -243,8 +259,18 @@ class Window:
             planes[b] = apply_symmetry(p, s)
             policy[b] = apply_symmetry(target, s)
             value[b] = outcome_class(int(t), g.winner, g.players)
+            if g.scores is not None and not np.isnan(g.scores[t]):
+                scored.append((b, float(g.scores[t])))
         total = policy.sum(axis=(1, 2), keepdims=True)
         policy /= np.where(total > 0, total, 1.0)
+        if scored and score_weight > 0:
+            soft = np.zeros((batch, first.players + 1), dtype=np.float32)
+            soft[np.arange(batch), value] = 1.0
+            for b, p in scored:
+                soft[b] *= 1.0 - score_weight
+                soft[b, 0] += score_weight * p
+                soft[b, 1] += score_weight * (1.0 - p)
+            return Batch(planes, policy, soft)
         return Batch(planes, policy, value)
 
     def stats(self) -> dict[str, int]:
