@@ -42,33 +42,35 @@ NUM_CLASS_ROWS = 11 * 11 + 1
 OCCUPIED_ROW = 121
 
 
-def _half_index(digits: tuple[int, ...]) -> int:
-    """Index of a half line given outward from the centre (0 empty, 1 black, 2 white, 3 wall);
-    -1 when a wall is followed by a cell."""
-    n = 0
-    while n < 4 and digits[n] != 3:
-        n += 1
-    if any(d != 3 for d in digits[n:]):
-        return -1
-    offset = sum(3 ** k for k in range(n))
-    value = 0
-    for d in reversed(digits[:n]):
-        value = value * 3 + d
-    return offset + value
+def _half_index(digits: list[np.ndarray]) -> np.ndarray:
+    """Index of each half line given outward from the centre (four digit arrays: 0 empty,
+    1 black, 2 white, 3 wall), -1 where a wall is followed by a cell. Walls only at the end:
+    n cells then walls, numbered after the shorter halves (1 + 3 + 9 ... of them), the cells
+    read as a base-3 number with the one next to the centre lowest."""
+    walled = np.zeros(digits[0].shape, dtype=bool)
+    valid = np.ones(digits[0].shape, dtype=bool)
+    value = np.zeros(digits[0].shape, dtype=np.int64)
+    length = np.zeros(digits[0].shape, dtype=np.int64)
+    for i, d in enumerate(digits):
+        wall = d == 3
+        valid &= wall | ~walled
+        walled |= wall
+        value += np.where(walled, 0, d * 3 ** i)
+        length += ~walled
+    offset = np.array([0, 1, 4, 13, 40])[length]
+    return np.where(valid, offset + value, -1)
 
 
 def _shape_of_key16() -> np.ndarray:
     """uint16[65536]: the shape (centre empty) of bits 2..17 of a key; 0 for impossible keys
-    (a wall inside the board), which only off-board cells of a padded batch have."""
-    out = np.zeros(1 << 16, dtype=np.uint16)
-    for k16 in range(1 << 16):
-        d = [(k16 >> (2 * i)) & 3 for i in range(8)]     # offsets -4..-1, then +1..+4
-        left = _half_index((d[3], d[2], d[1], d[0]))
-        right = _half_index((d[4], d[5], d[6], d[7]))
-        if left < 0 or right < 0:
-            continue
-        lo, hi = min(left, right), max(left, right)
-        out[k16] = hi * (hi + 1) // 2 + lo
+    (a wall inside the board), which only off-board cells of a padded batch have. Computed on
+    arrays: a loop over the keys took a sixth of a second of the engine's import."""
+    k16 = np.arange(1 << 16, dtype=np.int64)
+    d = [(k16 >> (2 * i)) & 3 for i in range(8)]         # offsets -4..-1, then +1..+4
+    left = _half_index([d[3], d[2], d[1], d[0]])
+    right = _half_index([d[4], d[5], d[6], d[7]])
+    lo, hi = np.minimum(left, right), np.maximum(left, right)
+    out = np.where((left >= 0) & (right >= 0), hi * (hi + 1) // 2 + lo, 0).astype(np.uint16)
     out.setflags(write=False)
     return out
 
