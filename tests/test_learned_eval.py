@@ -202,3 +202,21 @@ def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with_over_a_pipe
         b.end()
     assert "learned evaluator best (mix8) under freestyle" in about, about
     assert "evaluator loaded" in log.read_text()
+
+
+def test_the_policy_orders_moves_when_given_a_weight_and_specs_set_it(tmp_path) -> None:
+    from gomoku.engine.match.players import SpecError, make_player, parse_spec
+    b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8), (8, 7), (6, 6), (9, 9)])
+    counts = {}
+    for w in (0, 200):
+        learned_by_rule = _learned()
+        learned_by_rule[0].order_weight = w
+        counts[w] = Searcher(learned=learned_by_rule).search(b.state, max_depth=5).nodes
+    assert counts[0] != counts[200], counts          # another order, another tree
+    model = _net("freestyle")
+    path = tmp_path / "f.eval.npz"
+    save_evaluator(path, model.evaluator_weights(), model.arch, "freestyle")
+    player = make_player(parse_spec(f"classical:nodes=500,eval={path},order=40"))
+    assert player._thinker._learned[0].order_weight == 40
+    with pytest.raises(SpecError, match="order='x' is not a whole number"):
+        make_player(parse_spec(f"classical:eval={path},order=x"))

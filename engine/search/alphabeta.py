@@ -28,7 +28,8 @@ from gomoku.engine.search import dfpn, evaluation, threats
 from gomoku.engine.search.pvs import refutes_vcf, root_moves, root_search
 from gomoku.engine.timeman import Deadlines, exact_deadlines
 from gomoku.engine.search.threats import C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, vcf
-from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_NET, P_RAISED, SearchCtx, WIN,
+from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_NET, P_NET_ORDER, P_RAISED,
+                                         SearchCtx, WIN,
                                          WIN_MIN, clear_ctx, new_ctx, set_weights)
 
 if TYPE_CHECKING:
@@ -197,13 +198,14 @@ class Searcher:
         when it changes), or switched off where this player has none for the rule."""
         ev = self._learned.get(rule)
         if ev is None:
-            cx.params[P_NET] = 0
+            cx.params[P_NET] = cx.params[P_NET_ORDER] = 0
             return cx
         if self._net_key != (rule, n_cells):
             cx = cx._replace(net=ev.evaluator(n_cells))
             self._cx = cx
             self._net_key = (rule, n_cells)
         cx.params[P_NET] = 1
+        cx.params[P_NET_ORDER] = ev.order_weight
         return cx
 
     def eval_tables(self, rule: int) -> evaluation.EvalTables:

@@ -10,6 +10,7 @@ File: an .npz (read with allow_pickle=False) holding the arrays `shape`, `patter
     arch         mixF
     rule         the rule label it was trained for (its pattern lookups are that rule's)
     eval_scale   evaluation units per logit of the expected score
+    order_weight move-ordering units per policy logit (0: the policy does not order moves)
     provenance   how it was made (command, run, generation, games)
 """
 from __future__ import annotations
@@ -45,6 +46,7 @@ class LearnedEval:
     eval_scale: float = DEFAULT_EVAL_SCALE
     provenance: dict[str, Any] = field(default_factory=dict)
     path: str = ""
+    order_weight: int = 0
 
     @property
     def rule_id(self) -> int:
@@ -111,7 +113,7 @@ def load_evaluator(path: str | os.PathLike) -> LearnedEval:
     try:
         rule = parse_rule(str(meta["rule"])).label
         ev = LearnedEval(weights, str(meta["arch"]), rule, float(meta.get("eval_scale", DEFAULT_EVAL_SCALE)),
-                         dict(meta.get("provenance") or {}), str(p))
+                         dict(meta.get("provenance") or {}), str(p), int(meta.get("order_weight", 0)))
         ev.evaluator(1)                 # checks every array's shape
     except (KeyError, ValueError) as exc:
         raise EvalFileError(f"{p}: {str(exc).splitlines()[0]}") from None

@@ -15,7 +15,8 @@ from gomoku.engine.game.core import (C_F4, C_FIVE, M_COUNT, M_HEIGHT, M_RULE, M_
 from gomoku.engine.game.rules import R_CARO
 from gomoku.engine.search import threats
 from gomoku.engine.search.threats import is_four_class
-from gomoku.engine.search.tables import (P_CALM_OPP, P_CALM_OWN, SearchCtx)
+from gomoku.engine.search.learned import mix_policy
+from gomoku.engine.search.tables import (P_CALM_OPP, P_CALM_OWN, P_NET, P_NET_ORDER, SearchCtx)
 
 @njit(cache=True, inline="always")
 def _caro(st: BoardState) -> bool:
@@ -66,6 +67,8 @@ def gen_moves(st: BoardState, cx: SearchCtx, ply: np.int64, ttmove: np.int64) ->
                 return 1
         k0 = cx.killers[ply, 0]
         k1 = cx.killers[ply, 1]
+        # the learned evaluator's policy, in ordering units per logit (0: not used)
+        pw = cx.params[P_NET_ORDER] if cx.params[P_NET] != 0 else 0
         for i in range(lo, hi):
             if st.cells[i] != 0:
                 continue
@@ -75,6 +78,8 @@ def gen_moves(st: BoardState, cx: SearchCtx, ply: np.int64, ttmove: np.int64) ->
             elif st.near[i] == 0:
                 continue
             v = 2 * st.score[me, i] + st.score[op, i] + min(cx.history[me, i] >> 4, 200)
+            if pw != 0:
+                v += np.int64(pw * mix_policy(st, cx.net, np.int64(i)))
             if i == ttmove:
                 v = 1 << 30
             elif i == k0:

@@ -32,7 +32,7 @@ from gomoku.engine.search.tables import (EXACT, FUTILITY, INF, LMR, LOWER, MAXPL
                                          UPPER, WIN, WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
 
 drop_stale_cache(__file__, ("game.core", "game.patterns", "search.threats", "search.evaluation",
-                            "search.prefetch", "search.tables", "search.ordering", "search.learned"))
+                            "search.prefetch", "search.tables", "search.ordering", "search.learned", "search.shapes"))
 
 
 @njit(cache=True, inline="always")
