@@ -220,3 +220,19 @@ def test_the_policy_orders_moves_when_given_a_weight_and_specs_set_it(tmp_path) 
     assert player._thinker._learned[0].order_weight == 40
     with pytest.raises(SpecError, match="order='x' is not a whole number"):
         make_player(parse_spec(f"classical:eval={path},order=x"))
+    with pytest.raises(SpecError, match="share=150 is not a percent"):
+        make_player(parse_spec(f"classical:eval={path},share=150"))
+
+
+def test_a_share_of_zero_searches_exactly_as_the_tables_do() -> None:
+    """share=P mixes the leaf value: P % the evaluator's, the rest the tables'. At 0 the search
+    keeps its evaluator up to date for nothing and must walk the tables' tree node for node."""
+    b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8), (8, 7), (6, 6), (9, 9)])
+    tables = Searcher().search(b.state, max_depth=6)
+    learned_by_rule = _learned()
+    learned_by_rule[0].share = 0
+    mixed = Searcher(learned=learned_by_rule).search(b.state, max_depth=6)
+    assert (mixed.nodes, mixed.move, mixed.score) == (tables.nodes, tables.move, tables.score)
+    learned_by_rule[0].share = 50
+    half = Searcher(learned=learned_by_rule).search(b.state, max_depth=6)
+    assert half.nodes != tables.nodes

@@ -7,9 +7,10 @@ name opponents the same way::
     classical[:LEVEL]                     the alpha-beta engine at a level
     classical:depth=N | classical:nodes=N [,level=L]
     classical:tables=FILE                 ... with the evaluation tables of FILE (`gomoku tune --out`)
-    classical:eval=FILE[,order=W]         ... with a learned evaluator (NAME.eval.npz, or the NAME.onnx
+    classical:eval=FILE[,order=W,share=P] ... with a learned evaluator (NAME.eval.npz, or the NAME.onnx
                                           it was exported beside) under the rule it was trained for;
-                                          W: its policy's weight in move ordering (default: the file's)
+                                          W: its policy's weight in move ordering, P: the percent of
+                                          the leaf value it gives, the tables the rest (defaults: the file's)
     pure-mcts:N | pure-mcts:playouts=N[,c_puct=C]      rollout MCTS
     flat-mc:N[,radius=R,seed=S]                        flat Monte Carlo (no tree below the root)
     PATH.onnx[:playouts=N,c_puct=C,move_noise=E,draw=D,...]   neural MCTS
@@ -102,7 +103,7 @@ class RandomPlayer:
 _LIMIT_KEYS = {"time": float, "nodes": int, "depth": int, "playouts": int}
 _KIND_KEYS = {
     "random": {"seed", "name"},
-    "classical": {"level", "depth", "nodes", "time", "name", "tables", "eval", "order"},
+    "classical": {"level", "depth", "nodes", "time", "name", "tables", "eval", "order", "share"},
     "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed", "select", "radius", "temperature",
                   "move_noise", "draw"},
     "onnx": {"playouts", "c_puct", "time", "nodes", "name", "temperature", "batch", "seed", "select", "radius",
@@ -296,13 +297,18 @@ def _load_tables(path: str, text: str) -> dict:
         raise SpecError(f"player spec {text!r}: {exc}") from None
 
 
-def _learned_by_rule(path: str, text: str, order: Optional[str] = None) -> dict:
+def _learned_by_rule(path: str, text: str, order: Optional[str] = None, share: Optional[str] = None) -> dict:
     ev = _load_learned(path, text)
-    if order is not None:
+    for key, value in (("order", order), ("share", share)):
+        if value is None:
+            continue
         try:
-            ev.order_weight = int(order)
+            number = int(value)
         except ValueError:
-            raise SpecError(f"player spec {text!r}: order={order!r} is not a whole number") from None
+            raise SpecError(f"player spec {text!r}: {key}={value!r} is not a whole number") from None
+        if key == "share" and not 0 <= number <= 100:
+            raise SpecError(f"player spec {text!r}: share={number} is not a percent (0..100)")
+        setattr(ev, "order_weight" if key == "order" else "share", number)
     return {ev.rule_id: ev}
 
 
@@ -381,7 +387,8 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
                             nodes=int(o["nodes"]) if "nodes" in o else None,
                             name=spec.name,
                             tables=_load_tables(o["tables"], spec.text) if "tables" in o else None,
-                            learned=_learned_by_rule(o["eval"], spec.text, o.get("order")) if "eval" in o else None)
+                            learned=_learned_by_rule(o["eval"], spec.text, o.get("order"), o.get("share"))
+                            if "eval" in o else None)
     if spec.kind in ("pure-mcts", "onnx"):
         return _make_mcts_player(spec, win_length, players)
     if spec.kind == "brain":

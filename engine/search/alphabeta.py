@@ -28,7 +28,7 @@ from gomoku.engine.search import dfpn, evaluation, threats
 from gomoku.engine.search.pvs import refutes_vcf, root_moves, root_search
 from gomoku.engine.timeman import Deadlines, exact_deadlines
 from gomoku.engine.search.threats import C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, vcf
-from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_NET, P_NET_ORDER, P_RAISED,
+from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_NET, P_NET_ORDER, P_NET_SHARE, P_RAISED,
                                          SearchCtx, WIN,
                                          WIN_MIN, clear_ctx, new_ctx, set_weights)
 
@@ -206,6 +206,7 @@ class Searcher:
             self._net_key = (rule, n_cells)
         cx.params[P_NET] = 1
         cx.params[P_NET_ORDER] = ev.order_weight
+        cx.params[P_NET_SHARE] = ev.share
         return cx
 
     def eval_tables(self, rule: int) -> evaluation.EvalTables:

@@ -11,6 +11,7 @@ File: an .npz (read with allow_pickle=False) holding the arrays `shape`, `patter
     rule         the rule label it was trained for (its pattern lookups are that rule's)
     eval_scale   evaluation units per logit of the expected score
     order_weight move-ordering units per policy logit (0: the policy does not order moves)
+    share        percent of the leaf value it gives, the tables the rest (default 100)
     provenance   how it was made (command, run, generation, games)
 """
 from __future__ import annotations
@@ -47,6 +48,7 @@ class LearnedEval:
     provenance: dict[str, Any] = field(default_factory=dict)
     path: str = ""
     order_weight: int = 0
+    share: int = 100          # percent of the leaf value it gives; the tables the rest
 
     @property
     def rule_id(self) -> int:
@@ -113,7 +115,7 @@ def load_evaluator(path: str | os.PathLike) -> LearnedEval:
     try:
         rule = parse_rule(str(meta["rule"])).label
         ev = LearnedEval(weights, str(meta["arch"]), rule, float(meta.get("eval_scale", DEFAULT_EVAL_SCALE)),
-                         dict(meta.get("provenance") or {}), str(p), int(meta.get("order_weight", 0)))
+                         dict(meta.get("provenance") or {}), str(p), int(meta.get("order_weight", 0)), int(meta.get("share", 100)))
         ev.evaluator(1)                 # checks every array's shape
     except (KeyError, ValueError) as exc:
         raise EvalFileError(f"{p}: {str(exc).splitlines()[0]}") from None

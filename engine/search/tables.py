@@ -32,7 +32,8 @@ P_RAISED = 5              # out: last root move that improved on the best in roo
 P_CALM_OWN, P_CALM_OPP = 6, 7
 P_NET = 8                 # 1: the learned evaluator (SearchCtx.net) scores leaves, not the tables
 P_NET_ORDER = 9           # policy weight in move ordering (ordering units per policy logit; 0: none)
-N_PARAMS = 10
+P_NET_SHARE = 10          # percent of the leaf value the learned evaluator gives (the tables the rest)
+N_PARAMS = 11
 
 
 def _lmr_table() -> np.ndarray:
