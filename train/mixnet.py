@@ -166,5 +166,6 @@ class MixNet(PolicyValueNet):
         g = lambda t: t.detach().cpu().numpy().astype(np.float32)
         table = g(self.rows.weight)
         a, b = NUM_SHAPES, NUM_SHAPES + NUM_PATTERN_ROWS
-        return {"shape": table[:a], "pattern": table[a:b], "klass": table[b:], "bias": g(self.bias), "w1": g(self.w1), "b1": g(self.b1),
+        return {"shape": table[:a], "pattern": table[a:b], "klass": table[b:], "bias": g(self.bias),
+                "w1": g(self.w1), "b1": g(self.b1),
                 "w2": g(self.w2), "b2": g(self.b2), "wp": g(self.wp), "bp": g(self.bp)}

@@ -66,8 +66,8 @@ def load_teacher(paths: Sequence[str], rule: str, width: int, height: int) -> Te
                 head = (next(fh, "") or "").strip().lstrip("#").replace(":", " ").split()
                 if head[:2] != ["scored", "positions"] or len(head) < 6:
                     raise RunError(f"--scores {path}: the first line must be '# scored positions: rule RULE size N'")
-                if parse_rule(head[3]).label != parse_rule(rule).label or head[5] not in (str(width), f"{width}x{height}") \
-                        or width != height and head[5] == str(width):
+                size = head[5] if "x" in head[5] else f"{head[5]}x{head[5]}"
+                if parse_rule(head[3]).label != parse_rule(rule).label or size != f"{width}x{height}":
                     raise RunError(f"--scores {path}: positions of {head[3]} {head[5]}, the run is {rule} "
                                    f"{width}x{height}")
                 for lineno, line in enumerate(fh, 2):

@@ -28,9 +28,8 @@ from gomoku.engine.search import dfpn, evaluation, threats
 from gomoku.engine.search.pvs import refutes_vcf, root_moves, root_search
 from gomoku.engine.timeman import Deadlines, exact_deadlines
 from gomoku.engine.search.threats import C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, vcf
-from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_NET, P_NET_ORDER, P_NET_SHARE, P_RAISED,
-                                         SearchCtx, WIN,
-                                         WIN_MIN, clear_ctx, new_ctx, set_weights)
+from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_NET, P_NET_ORDER, P_NET_SHARE,
+                                         P_RAISED, SearchCtx, WIN, WIN_MIN, clear_ctx, new_ctx, set_weights)
 
 if TYPE_CHECKING:
     from gomoku.engine.search.learned_file import LearnedEval

@@ -73,7 +73,6 @@ class Evaluator(NamedTuple):
     cell_rows: np.ndarray  # int64[2, 9] scratch: the moved cell's rows before and after the move
     line_cells: np.ndarray  # int64[64, 3] scratch: cell, direction, distance of each cell a move changes
     line_rows: np.ndarray  # int64[64, 3] scratch: their rows before the move (row 63: after)
-    delta: np.ndarray     # float32[F] scratch: one cell's change
 
 
 def new_evaluator(weights: dict[str, np.ndarray], n_cells: int, eval_scale: float = DEFAULT_EVAL_SCALE,
@@ -99,7 +98,7 @@ def new_evaluator(weights: dict[str, np.ndarray], n_cells: int, eval_scale: floa
                      acc=np.zeros((n_cells, f), dtype=np.float32), pooled=np.zeros(f, dtype=np.float32),
                      hidden=np.zeros(h, dtype=np.float32), x=np.zeros(f, dtype=np.float32),
                      out=np.zeros(3, dtype=np.float32), cell_rows=np.zeros((2, 9), dtype=np.int64),
-                     line_cells=np.zeros((64, 3), dtype=np.int64), line_rows=np.zeros((64, 3), dtype=np.int64), delta=np.zeros(f, dtype=np.float32))
+                     line_cells=np.zeros((64, 3), dtype=np.int64), line_rows=np.zeros((64, 3), dtype=np.int64))
 
 
 def empty_evaluator(n_cells: int) -> Evaluator:

@@ -115,7 +115,8 @@ def load_evaluator(path: str | os.PathLike) -> LearnedEval:
     try:
         rule = parse_rule(str(meta["rule"])).label
         ev = LearnedEval(weights, str(meta["arch"]), rule, float(meta.get("eval_scale", DEFAULT_EVAL_SCALE)),
-                         dict(meta.get("provenance") or {}), str(p), int(meta.get("order_weight", 0)), int(meta.get("share", 100)))
+                         dict(meta.get("provenance") or {}), str(p), int(meta.get("order_weight", 0)),
+                         int(meta.get("share", 100)))
         ev.evaluator(1)                 # checks every array's shape
     except (KeyError, ValueError) as exc:
         raise EvalFileError(f"{p}: {str(exc).splitlines()[0]}") from None

@@ -27,7 +27,8 @@ from gomoku.engine.search.prefetch import prefetch_row
 from gomoku.engine.search.threats import C_PVLEN, C_STOP, is_foul, tick, vcf
 from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves, pick_move, sort_moves)
 from gomoku.engine.search.tables import (EXACT, FUTILITY, INF, LMR, LOWER, MAXPLY, MOVE_COUNT_NOISY,
-                                         MOVE_COUNT_QUIET, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_NET, P_NET_SHARE, P_PRUNE, P_RAISED,
+                                         MOVE_COUNT_QUIET, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_NET, P_NET_SHARE, P_PRUNE,
+                                         P_RAISED,
                                          P_WIDTH, RAZOR_DEPTH, RAZOR_MARGIN, RFP_DEPTH, RFP_MARGIN, SearchCtx,
                                          UPPER, WIN, WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
 
