@@ -18,13 +18,18 @@ PathLike = Union[str, "os.PathLike[str]"]
 def write_atomic(path: PathLike, text: str) -> None:
     """Replace `path` with `text` (UTF-8) atomically, creating missing parent folders.
     Raises OSError."""
+    write_atomic_bytes(path, text.encode("utf-8"))
+
+
+def write_atomic_bytes(path: PathLike, data: bytes) -> None:
+    """Replace `path` with `data` atomically, creating missing parent folders. Raises OSError."""
     p = Path(path)
     if p.parent != Path(""):
         p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, p)

@@ -110,6 +110,19 @@ def _usage_error(text: str) -> None:
     raise SystemExit(2)
 
 
+def _file_option(args: list[str], flag: str, example: str) -> str:
+    """The file of `flag FILE` or `flag=FILE`, the only arguments; a usage error otherwise."""
+    if args[0] == flag:
+        path, rest = (args[1], args[2:]) if len(args) > 1 else ("", [])
+    else:
+        path, rest = args[0][len(flag) + 1:], args[1:]
+    if not path:
+        _usage_error(f"{flag} needs a file: pbrain-gomoku {flag} {example}")
+    if rest:
+        _usage_error(f"unknown argument {rest[0]!r} after {flag} FILE (see --help)")
+    return path
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Console-script entry point. GOMOKU_BRAIN_LOG=path keeps a log of the session.
     Managers start a brain without arguments, or with `--net FILE` (checked here, then served
@@ -118,14 +131,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     anything else is refused."""
     args = sys.argv[1:] if argv is None else argv
     if args and (args[0] == "--eval" or args[0].startswith("--eval=")):
-        if args[0] == "--eval":
-            path, rest = (args[1], args[2:]) if len(args) > 1 else ("", [])
-        else:
-            path, rest = args[0][len("--eval="):], args[1:]
-        if not path:
-            _usage_error("--eval needs a file: pbrain-gomoku --eval FILE.eval.npz")
-        if rest:
-            _usage_error(f"unknown argument {rest[0]!r} after --eval FILE (see --help)")
+        path = _file_option(args, "--eval", "FILE.eval.npz")
         from gomoku.engine.search.learned_file import EvalFileError, evaluator_path, load_evaluator
         try:
             path = str(evaluator_path(path))
@@ -135,14 +141,7 @@ def main(argv: Optional[list[str]] = None) -> None:
         os.environ["GOMOKU_EVAL"] = path
         args = []
     if args and (args[0] == "--net" or args[0].startswith("--net=")):
-        if args[0] == "--net":
-            path, rest = (args[1], args[2:]) if len(args) > 1 else ("", [])
-        else:
-            path, rest = args[0][len("--net="):], args[1:]
-        if not path:
-            _usage_error("--net needs a file: pbrain-gomoku --net FILE.onnx")
-        if rest:
-            _usage_error(f"unknown argument {rest[0]!r} after --net FILE (see --help)")
+        path = _file_option(args, "--net", "FILE.onnx")
         why = net_problem(path)
         if why:
             _usage_error(why)

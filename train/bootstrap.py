@@ -15,6 +15,7 @@ import numpy as np
 
 from gomoku.engine.game.board import Board
 from gomoku.engine.limits import Limit
+from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE
 from gomoku.engine.game.rules import Rule, parse_rule
 
 from .games import TrainingGame
@@ -103,9 +104,9 @@ def _one_game(player, width: int, height: int, rule: Rule, nodes: int, opening: 
                         scores=np.array(scores, dtype=np.float32))
 
 
-#: search units per logit of the win probability (the tables' Texel scale, and the learned
-#: evaluator's: engine.search.learned.DEFAULT_EVAL_SCALE)
-SCORE_SCALE = 1000.0
+#: search units per logit of the win probability: the learned evaluator's, which its value
+#: targets are then in (about the tables' Texel scale)
+SCORE_SCALE = DEFAULT_EVAL_SCALE
 
 
 def win_probability(score) -> float:  # noqa: ANN001 - int, 'win', 'loss' or None

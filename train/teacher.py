@@ -19,6 +19,7 @@ from gomoku.engine.game.board import Board, IllegalMove
 from gomoku.engine.game.rules import parse_rule
 
 from .config import RunError
+from .tuning import _scored_header
 
 
 @dataclass
@@ -63,12 +64,12 @@ def load_teacher(paths: Sequence[str], rule: str, width: int, height: int) -> Te
         opener = gzip.open if str(path).endswith(".gz") else open
         try:
             with opener(path, "rt") as fh:
-                head = (next(fh, "") or "").strip().lstrip("#").replace(":", " ").split()
-                if head[:2] != ["scored", "positions"] or len(head) < 6:
-                    raise RunError(f"--scores {path}: the first line must be '# scored positions: rule RULE size N'")
-                size = head[5] if "x" in head[5] else f"{head[5]}x{head[5]}"
-                if parse_rule(head[3]).label != parse_rule(rule).label or size != f"{width}x{height}":
-                    raise RunError(f"--scores {path}: positions of {head[3]} {head[5]}, the run is {rule} "
+                try:
+                    their_rule, w, h = _scored_header(str(path), next(fh, None))
+                except ValueError as exc:
+                    raise RunError(f"--scores {exc}") from None
+                if their_rule.label != parse_rule(rule).label or (w, h) != (width, height):
+                    raise RunError(f"--scores {path}: positions of {their_rule.label} {w}x{h}, the run is {rule} "
                                    f"{width}x{height}")
                 for lineno, line in enumerate(fh, 2):
                     parts = line.split()

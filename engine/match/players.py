@@ -277,7 +277,7 @@ def parse_spec(text: str) -> PlayerSpec:
             if "tables" in opts:
                 parts.append(Path(opts["tables"]).stem)
             if "eval" in opts:
-                parts.append(_load_learned(opts["eval"], raw).name.split(" ")[0])
+                parts.append(Path(opts["eval"]).name.split(".")[0])
             name = "-".join(parts)
         if "tables" in opts:
             _load_tables(opts["tables"], raw)      # a bad file fails here, once, in the parent

@@ -19,13 +19,13 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from gomoku.engine.fileio import write_atomic_bytes
 from gomoku.engine.game.rules import parse_rule
 from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE, Evaluator, new_evaluator
 
@@ -82,21 +82,7 @@ def save_evaluator(path: str | os.PathLike, weights: dict[str, np.ndarray], arch
     buf = io.BytesIO()
     np.savez(buf, meta=np.array(json.dumps(meta, sort_keys=True)),
              **{k: np.asarray(weights[k], dtype=np.float32) for k in ARRAYS})
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(buf.getvalue())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomic_bytes(path, buf.getvalue())
 
 
 def load_evaluator(path: str | os.PathLike) -> LearnedEval:
