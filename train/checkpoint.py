@@ -106,6 +106,26 @@ def _read_metadata(data: bytes) -> dict[str, str]:
     return dict(json.loads(data[8:8 + n]).get("__metadata__") or {})
 
 
+def checkpoint_meta(path: str | os.PathLike) -> dict[str, Any]:
+    """The `meta` of a checkpoint (counters, generation, ...) from its header alone, without
+    reading the tensors; CheckpointError (one line naming the file) when it is not readable."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+            n = int.from_bytes(head, "little") if len(head) == 8 else 0
+            raw = fh.read(n) if 0 < n <= 100_000_000 else b""
+        if len(raw) != n or n == 0:
+            raise ValueError("bad header length")
+        meta = dict(json.loads(raw).get("__metadata__") or {})
+        if meta.get("gomoku_checkpoint") != CHECKPOINT_FORMAT:
+            raise ValueError(f"format {meta.get('gomoku_checkpoint')!r}, expected {CHECKPOINT_FORMAT}")
+        return dict(json.loads(meta.get("meta", "{}")))
+    except OSError as exc:
+        raise CheckpointError(f"{path}: cannot read checkpoint ({exc.strerror or exc})") from None
+    except (ValueError, UnicodeDecodeError, AttributeError, TypeError) as exc:
+        raise CheckpointError(f"{path}: not a readable checkpoint ({exc})") from None
+
+
 def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
     """Read a checkpoint; CheckpointError (one line naming the file) when it is not one."""
     try:
