@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
+from gomoku.engine.game.size import MAX_SIZE, MIN_SIZE
+
 EMPTY, BLACK, WHITE, BLOCKED = 0, 1, 2, 3
-MIN_SIZE, MAX_SIZE = 5, 22
 
 
 class PositionError(ValueError):

@@ -74,4 +74,4 @@ def test_board_is_a_name_for_size():
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["settings"]["width"] == 9
     out = subprocess.run([GOMOKU, "play", "--help"], capture_output=True, text=True, timeout=60)
-    assert "--size, --board" in out.stdout
+    assert "-s, --board, --size" in out.stdout

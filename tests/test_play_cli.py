@@ -43,11 +43,11 @@ def send(child: pexpect.spawn, line: str, prompt: str) -> str:
     return wait(child, prompt)
 
 
-def finish(child: pexpect.spawn) -> str:
+def finish(child: pexpect.spawn, status: int = 0) -> str:
     child.expect(pexpect.EOF)
     child.close()
     out = clean(child.before)
-    assert child.exitstatus == 0, f"exit status {child.exitstatus}, signal {child.signalstatus}: {out[-300:]}"
+    assert child.exitstatus == status, f"exit status {child.exitstatus}, signal {child.signalstatus}: {out[-300:]}"
     assert "Traceback" not in out
     return out
 
@@ -129,8 +129,8 @@ def test_renju_forbidden_move_is_refused(tmp_path):
     assert row8 and row8[0][7 + 3 * 7 + 1] == "!"          # the forbidden point is marked
     out = send(child, "h8", X)
     assert "h8 (7,7) is forbidden for black under renju" in out and "double-three or double-four" in out
-    child.sendintr()                                      # Ctrl-C at the prompt: clean exit 0
-    assert "Bye" in finish(child)
+    child.sendintr()                                      # Ctrl-C at the prompt: clean exit 130
+    assert "Bye" in finish(child, status=130)
 
 
 def test_the_screen_says_which_searcher_plays(tmp_path):
@@ -159,12 +159,18 @@ def test_screen_fits_80x25(tmp_path, size):
     lines = ANSI.sub("", screen).replace("\r", "").split("\n")
     assert "taken by black" in " ".join(lines)
     assert len(lines) <= 25 and max(len(ln) for ln in lines) <= 80, "\n".join(lines)
+    child.sendline("h1")                                  # no message: the game is named on screen
+    child.expect_exact(X)
+    screen = ANSI.sub("", (child.before + child.after).split("\x1b[2J")[-1]).replace("\r", "")
+    lines = screen.split("\n")
+    assert f"freestyle {size}x{size}" in screen and "vs classical" in screen, screen
+    assert len(lines) <= 25 and max(len(ln) for ln in lines) <= 80, screen
     child.sendline("quit")
     finish(child)
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--size", "4"], "board sides must be 5..22"),
+    (["--size", "4"], "with sides 5..22"),
     (["--size", "big"], "is not a board size"),
     (["--rule", "chess"], "unknown rule"),
     (["--opponent", "gnugo"], "unknown player"),
@@ -176,7 +182,7 @@ def test_bad_options_are_one_line_errors(tmp_path, args, needle):
     child.expect(pexpect.EOF, timeout=FIRST_PROMPT_TIMEOUT)
     child.close()
     out = ANSI.sub("", child.before)
-    assert child.exitstatus == 2 or child.exitstatus == 1
+    assert child.exitstatus == (1 if needle == "no such file" else 2), out
     assert needle in " ".join(out.split()) and "Traceback" not in out
 
 

@@ -21,11 +21,8 @@ import click
 def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[str],
           eval_path: Optional[str]) -> None:
     """Run the Piskvork/Gomocup protocol brain on stdin/stdout (for managers and GUIs)."""
-    if log_path:
-        from gomoku.engine.fileio import check_writable
-        why = check_writable(log_path)
-        if why:
-            raise click.BadParameter(why, param_hint="--log")
+    from gomoku.tools.options import output_path
+    output_path(log_path or None, "--log")
     from gomoku.protocol.brain import net_problem, run
     if net_path is not None:
         why = net_problem(net_path)

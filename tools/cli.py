@@ -26,6 +26,17 @@ _COMMANDS = {
 
 
 class LazyGroup(click.Group):
+    """Imports a subcommand's module only when it runs, and gives every command one exit status
+    after Ctrl-C (130, the shell's for SIGINT) instead of click's 'Aborted!' and 1."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            from gomoku.tools.options import INTERRUPTED
+            click.echo("\ninterrupted", err=True)
+            raise click.exceptions.Exit(INTERRUPTED) from None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
 
@@ -40,7 +51,8 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gomoku")
 def main() -> None:
-    """Gomoku / renju / caro engine: play, match, bench, brain, warmup, tune, train, export, plot, ship."""
+    """Gomoku / renju / caro engine: play, match, brain, bench, warmup, freeze, tune, info, train, export, plot,
+    ship."""
 
 
 if __name__ == "__main__":

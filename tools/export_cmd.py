@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import click
 
+from gomoku.tools.options import output_path
+
 
 @click.command()
 @click.argument("checkpoint", type=click.Path(exists=True, dir_okay=False))
 @click.argument("out", type=click.Path(dir_okay=False))
 def export(checkpoint: str, out: str) -> None:
     """Export CHECKPOINT to OUT (ONNX with the metadata the engine needs), checked against torch."""
+    output_path(out, "OUT")
     try:
         from gomoku.train.checkpoint import CheckpointError
         from gomoku.train.export import ExportError, export_checkpoint

@@ -77,10 +77,9 @@ def freeze(out_dir: Path, name: str, work_dir: Optional[Path]) -> None:
         raise click.ClickException("PyInstaller is not installed: pip install pyinstaller") from None
     from rich.console import Console
 
-    from gomoku.engine.fileio import check_writable, write_atomic
-    why = check_writable(out_dir, folder=True)
-    if why:
-        raise click.BadParameter(why, param_hint="OUT_DIR")
+    from gomoku.engine.fileio import write_atomic
+    from gomoku.tools.options import output_path
+    output_path(out_dir, "OUT_DIR", folder=True)
     console = Console(stderr=True)
     work = work_dir or out_dir / "build"
     staging = work / "src"

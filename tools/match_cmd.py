@@ -5,7 +5,8 @@
     gomoku match a.onnx b.onnx -n 100 --sprt elo0=0 elo1=10 --json out.json
 
 The games are played by gomoku.engine.match.arena; this module parses options, shows a live view
-and writes the reports. Every user error ends as ONE line and exit status 1 (click).
+and writes the reports. Every user error ends as ONE line: exit status 2 for a bad option (click's
+usage error), 1 for a player or file that cannot be used; 130 after Ctrl-C, with the score so far.
 """
 from __future__ import annotations
 
@@ -23,22 +24,12 @@ from gomoku.engine.match.arena import (GameJob, GameResult, GameSettings, Match,
                                  SprtSettings, probe_player)
 from gomoku.engine.match.openings import (OpeningError, balanced_openings, builtin_openings, check_openings,
                                     default_openings, load_openings)
-from gomoku.engine.match.players import PlayerError, SpecError, parse_spec
-from gomoku.engine.game.rules import parse_rule
+from gomoku.engine.match.players import PlayerError, SpecError, check_game_fit, match_board, parse_spec
+from gomoku.engine.game.rules import Rule
 from gomoku.protocol.players import make_player
+from gomoku.tools.options import INTERRUPTED, board_option, live_view, output_path, progress_option, rule_option
 
 _SPRT_KEY = re.compile(r"^(elo0|elo1|alpha|beta)=", re.I)
-
-
-def _parse_size(text: str) -> tuple[int, int]:
-    m = re.fullmatch(r"\s*(\d+)\s*(?:[x,:]\s*(\d+))?\s*", text)
-    if not m:
-        raise click.BadParameter(f"{text!r}: use N or WxH, e.g. 15 or 20x15", param_hint="--size")
-    w = int(m.group(1))
-    h = int(m.group(2) or w)
-    if not (5 <= w <= 22 and 5 <= h <= 22):
-        raise click.BadParameter(f"{w}x{h}: each side must be 5..22", param_hint="--size")
-    return w, h
 
 
 def _parse_sprt(tokens: list[str]) -> Optional[SprtSettings]:
@@ -140,10 +131,9 @@ class _View:
 @click.command(name="match", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("players", nargs=-1, required=True, metavar="PLAYER_A PLAYER_B")
 @click.option("-n", "--games", type=click.IntRange(1), default=2, show_default=True, help="Number of games.")
-@click.option("-r", "--rule", default="freestyle", show_default=True,
-              help="freestyle, standard, renju, caro, caro5 or Piskvork 0/1/4/8/9.")
-@click.option("-s", "--size", "--board", "size", default="15", show_default=True,
-              help="Board size N or WxH (5..22).")
+@rule_option()
+@board_option(default=None, help="Board size: N or WxH, sides 5..22 [default: the size the nets were trained "
+                                 "for when they name one, else 15; 8 with --players 3].")
 @click.option("-t", "--time", "turn_time", type=click.FloatRange(0), default=None,
               help="Seconds per move (protocol timeout_turn). 0: no clock; MCTS players and nets search their "
                    "playouts, players with nodes=/depth= search to them, the rest move at once. "
@@ -166,7 +156,8 @@ class _View:
               help="'balanced' (100 openings Rapfi judged even: 15x15 freestyle/standard), 'builtin' (26 "
                    "classical 3-stone openings), 'auto' (balanced where it exists, else builtin), 'none', "
                    "or a file (pos h8i9j7 or offset -1,0, 0,1).")
-@click.option("--openings-format", type=click.Choice(["auto", "pos", "offset"]), default="auto", show_default=True)
+@click.option("--openings-format", type=click.Choice(["auto", "pos", "offset"]), default="auto", show_default=True,
+              help="How an openings file writes moves: pos (h8i9j7), offset (-1,0 0,1, from the centre) or auto.")
 @click.option("--random-order", is_flag=True, help="Shuffle the openings (reproducible with --seed).")
 @click.option("-c", "--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Games played at once (worker processes).")
@@ -187,8 +178,8 @@ class _View:
               help="Extra 'INFO KEY VALUE' line for external brains, e.g. thread_num=1 (repeatable).")
 @click.option("--name-a", default=None, help="Display name of player A.")
 @click.option("--name-b", default=None, help="Display name of player B.")
-@click.option("--progress/--no-progress", default=None, help="Live view (default: when stdout is a terminal).")
-def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time: Optional[float],
+@progress_option()
+def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tuple[int, int]], turn_time: Optional[float],
           match_time: Optional[float], nodes: Optional[int], depth: Optional[int], playouts: Optional[int],
           win_length: int, seat_count: int,
           tolerance: float, start_timeout: float, openings: str, openings_format: str, random_order: bool,
@@ -203,7 +194,7 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
     Each opening is played twice with colours swapped.
     """
     if seat_count != 2:
-        _run_nplayer(players, seat_count, games, rule, size, turn_time, playouts, win_length, tolerance, seed,
+        _run_nplayer(players, seat_count, games, rule, board, turn_time, playouts, win_length, tolerance, seed,
                      json_path, name_a, name_b, dict(match_time=match_time, nodes=nodes, depth=depth,
                      sprt_text=sprt_text, sgf=sgf, psq_dir=psq_dir, openings=openings, random_order=random_order,
                      draw_after=draw_after, brain_info=brain_info, max_memory=max_memory, concurrency=concurrency))
@@ -219,15 +210,14 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
     if len(specs) != 2:
         raise click.UsageError(f"expected two players, got {len(specs)}: {' '.join(specs) or '(none)'}")
     sprt = _parse_sprt(sprt_tokens)
-    try:
-        rule_v = parse_rule(rule)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--rule") from None
-    width, height = _parse_size(size)
+    rule_v = rule
     if turn_time is None and not (match_time or nodes or depth or playouts):
         turn_time = 1.0
     try:
         spec_a, spec_b = parse_spec(specs[0]), parse_spec(specs[1])
+        width, height = board if board is not None else match_board((spec_a, spec_b))
+        warnings = [w for spec in (spec_a, spec_b)
+                    for w in check_game_fit(spec, width, height, rule_v, win_length)]
     except SpecError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -261,12 +251,8 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
                              seed=seed, concurrency=concurrency, sprt=sprt)
 
     # output that cannot be written is refused now, not after the games (folders are made)
-    from gomoku.engine.fileio import check_writable
     for path, option, folder in ((sgf, "--sgf", False), (psq_dir, "--psq", True), (json_path, "--json", False)):
-        if path is not None and str(path) != "-":
-            why = check_writable(path, folder=folder)
-            if why:
-                raise click.BadParameter(why, param_hint=option)
+        output_path(path, option, folder=folder)
 
     # compile the engine (cold install) before any clock starts, with a progress bar
     from gomoku.tools.prepare import ensure_compiled
@@ -284,7 +270,11 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
         nb = nb + "-2"
 
     json_stdout = json_path is not None and str(json_path) == "-"   # then stdout carries only JSON
-    live = (sys.stderr if json_stdout else sys.stdout).isatty() if progress is None else progress
+    live = live_view(progress, sys.stderr if json_stdout else sys.stdout)
+    click.echo(game_line(width, height, rule_v, win_length, games, turn_time, match_time, nodes, depth, playouts),
+               err=json_stdout)
+    for line in warnings:
+        click.echo(f"warning: {line}", err=True)
     m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
     stop = threading.Event()
     record_error: list[str] = []
@@ -336,6 +326,22 @@ def match(players: tuple[str, ...], games: int, rule: str, size: str, turn_time:
             write_json(json_file, summary, run_settings, finished=True)
         except OSError as exc:
             raise click.ClickException(f"cannot write {json_file}: {exc.strerror or exc}") from None
+    if summary.stopped == "interrupted":
+        sys.exit(INTERRUPTED)
+
+
+def game_line(width: int, height: int, rule: Rule, win_length: int, games: int, turn_time: Optional[float],
+              match_time: Optional[float], nodes: Optional[int], depth: Optional[int],
+              playouts: Optional[int]) -> str:
+    """The match header: the game every result below was played in, so a log says it once."""
+    limits = []
+    if turn_time:
+        limits.append(f"{turn_time:g} s a move")
+    if match_time:
+        limits.append(f"{match_time:g} s a game")
+    limits += [f"{v} {k}" for k, v in (("nodes", nodes), ("depth", depth), ("playouts", playouts)) if v]
+    return (f"Match: {games} games of {rule.label} on {width}x{height}, {win_length} in a row, "
+            f"{', '.join(limits) or 'no clock'}")
 
 
 def json_data(summary: MatchSummary, settings: dict[str, Any], finished: bool) -> dict[str, Any]:
@@ -353,7 +359,7 @@ def write_json(path: Path, summary: MatchSummary, settings: dict[str, Any], fini
     write_atomic(path, json.dumps(json_data(summary, settings, finished), indent=1) + "\n")
 
 
-def _run_nplayer(specs: tuple[str, ...], seat_count: int, games: int, rule: str, size: str,
+def _run_nplayer(specs: tuple[str, ...], seat_count: int, games: int, rule: Rule, board: Optional[tuple[int, int]],
                  turn_time: Optional[float], playouts: Optional[int], win_length: int, tolerance: float,
                  seed: Optional[int], json_path: Optional[Path], name_a: Optional[str], name_b: Optional[str],
                  values: dict[str, Any]) -> None:
@@ -363,14 +369,8 @@ def _run_nplayer(specs: tuple[str, ...], seat_count: int, games: int, rule: str,
     from gomoku.tools import match_nplayer
     ctx = click.get_current_context()
     given = {k: ctx.get_parameter_source(k) not in (ParameterSource.DEFAULT, None) for k in values}
-    try:
-        rule_v = parse_rule(rule)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--rule") from None
-    if ctx.get_parameter_source("size") == ParameterSource.DEFAULT:
-        width = height = match_nplayer.DEFAULT_SIDE
-    else:
-        width, height = _parse_size(size)
+    rule_v = rule
+    width, height = board if board is not None else (match_nplayer.DEFAULT_SIDE,) * 2
     from gomoku.tools.prepare import ensure_compiled
     ensure_compiled()        # the tree search is numba code too: compiled before any clock starts
     match_nplayer.run(list(specs), players=seat_count,

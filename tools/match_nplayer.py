@@ -5,7 +5,7 @@
 
 `match_cmd` parses the shared options and hands them here when --players is not 2; the games
 are played by `gomoku.engine.match.nplayer` (cycles of six seatings, win 3 / draw 1 / loss 0).
-Every user error ends as one line and exit status 1.
+Every user error ends as one line (exit status 2 for a bad option, 1 otherwise); 130 after Ctrl-C.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from gomoku.engine.game.rules import Rule
 from gomoku.engine.match.nplayer import NGameResult, NGameSettings, NMatch, NMatchSummary, Seating
 from gomoku.engine.match.players import PlayerError, SpecError, parse_spec
 from gomoku.engine.mcts.nboard import NBoardError
+from gomoku.tools.options import INTERRUPTED
 
 #: board side when --size is not given: pure MCTS on larger boards takes minutes a game
 DEFAULT_SIDE = 8
@@ -94,6 +95,8 @@ def run(specs: list[str], *, players: int, games: Optional[int], width: int, hei
                 write_atomic(json_path, text)
             except ValueError as exc:
                 raise click.ClickException(str(exc)) from None
+    if summary.stopped == "interrupted":
+        raise SystemExit(INTERRUPTED)
 
 
 def _seats(seating: Seating, na: str, nb: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import random
 import signal
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,14 +24,15 @@ from rich.markup import escape
 
 from gomoku.engine.game import records
 from gomoku.engine.limits import Limit, PlayResult
-from gomoku.engine.game.rules import Rule, parse_rule
+from gomoku.engine.game.size import MAX_SIZE as MAX_SIDE, MIN_SIZE as MIN_SIDE
+from gomoku.engine.game.rules import Rule
 from gomoku.tools import render
 from gomoku.tools.interruptible import run_interruptibly
+from gomoku.tools.options import INTERRUPTED, board_option, output_path, rule_option
 
 BLACK, WHITE, EMPTY = 1, 2, 0
 COLOUR_NAME = {BLACK: "black", WHITE: "white"}
 STONE = {BLACK: "X", WHITE: "O"}
-MIN_SIDE, MAX_SIDE = 5, 22
 # reason codes are the referee's (engine.arena), so records from play and match read alike
 _REASON_TEXT = {"five": "five in a row", "resign": "by resignation", "foul": "black played a forbidden point",
                 "illegal": "the engine played an illegal move", "crash": "the engine failed",
@@ -56,21 +58,6 @@ HELP = """\
 
 
 # ----------------------------------------------------------------------------- options
-
-def _parse_size(text: str) -> tuple[int, int]:
-    t = text.strip().lower()
-    try:
-        if "x" in t:
-            w, h = (int(p) for p in t.split("x", 1))
-        else:
-            w = h = int(t)
-    except ValueError:
-        raise click.BadParameter(f"{text!r} is not a board size; use 15 or WxH like 20x15") from None
-    for side in (w, h):
-        if not MIN_SIDE <= side <= MAX_SIDE:
-            raise click.BadParameter(f"board sides must be {MIN_SIDE}..{MAX_SIDE}, got {text}")
-    return w, h
-
 
 def _opponent_spec(opponent: Optional[str], level: Optional[int]) -> Any:
     from gomoku.engine.match.players import SpecError, parse_spec
@@ -343,10 +330,15 @@ class Session:
             extra.append("Type new for another game, undo to take back, save [FILE] or quit.")
         room = c.height - render.board_lines(self.height) - 1
         show_title = room - len(extra) >= 1
+        if not show_title:
+            # tall boards on 80x25 (20x20 and up): the game and the opponent lead the status line,
+            # so what is being played stays on screen when the title line has no room
+            extra[0] = (f"[bold]{self.rule.label} {self.width}x{self.height}[/bold] vs "
+                        f"{escape(self.opponent_name()[:20])}: {status}")
         if len(extra) > room and self.engine_line:
             extra.remove(self.engine_line)
         if len(extra) > room and self.messages and self.outcome is None:
-            extra.remove(status)          # tall boards: the message matters more than the status
+            extra.remove(extra[0])        # tall boards: the message matters more than the status
         if show_title:
             c.print(title, highlight=False)
         c.print(render.render_board(b, hint=self.hint, forbidden=forbidden))
@@ -468,10 +460,8 @@ def _loop(s: Session) -> None:
 
 
 @click.command("play")
-@click.option("--size", "--board", "size", default="15", show_default=True,
-              help="Board size: N (5..22) or WxH, e.g. 20x15.")
-@click.option("--rule", "rule_text", default="freestyle", show_default=True,
-              help="freestyle, standard, renju, caro, caro5 (or Piskvork numbers 0/1/4/8/9).")
+@board_option(default=None, help="Board size: N or WxH, sides 5..22 [default: 15; 11 with --players 3].")
+@rule_option()
 @click.option("--color", "--colour", "colour", type=click.Choice(["black", "white", "random"], case_sensitive=False),
               default="black", show_default=True, help="Your colour; black moves first.")
 @click.option("--level", type=click.IntRange(min=1), default=None, help="Engine strength level (classical engine).")
@@ -494,7 +484,8 @@ def _loop(s: Session) -> None:
                    "FILE.onnx, random); default human,pure-mcts:2000,pure-mcts:2000.")
 @click.option("--win", "win_length", type=click.IntRange(4, 5), default=5, show_default=True,
               help="With --players 3: stones in a row that win.")
-def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time: float, opponent: Optional[str],
+def play(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: Optional[int], move_time: float,
+         opponent: Optional[str],
          hint_time: float, load_path: Optional[str], save_path: Optional[str], human_name: str,
          seat_count: int, seats_text: Optional[str], win_length: int) -> None:
     """Play against the engine in the terminal.
@@ -503,22 +494,14 @@ def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time
     both rulers. Commands: undo, hint, resign, new, save [FILE], help, quit.
     """
     if seat_count != 2 or seats_text is not None or win_length != 5:
-        _play_nplayer(seat_count, size, rule_text, move_time, save_path, human_name, seats_text, win_length,
+        _play_nplayer(seat_count, board, rule, move_time, save_path, human_name, seats_text, win_length,
                       colour, level, opponent, load_path)
         return
-    width, height = _parse_size(size)
-    try:
-        rule = parse_rule(rule_text)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--rule") from None
+    width, height = board or (15, 15)
     spec = _opponent_spec(opponent, level)
     if save_path is not None and Path(save_path).suffix.lower() not in (".sgf", ".psq"):
         raise click.BadParameter("the file must end in .sgf or .psq", param_hint="--save")
-    if save_path is not None:
-        from gomoku.engine.fileio import check_writable
-        why = check_writable(Path(save_path).expanduser())
-        if why:
-            raise click.BadParameter(why, param_hint="--save")
+    output_path(save_path, "--save")
     loaded = None
     if load_path is not None:
         try:
@@ -528,6 +511,11 @@ def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time
         width, height, rule = loaded.width, loaded.height, loaded.rule
         if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
             raise click.ClickException(f"{load_path}: board {width}x{height} is outside {MIN_SIDE}..{MAX_SIDE}")
+    from gomoku.engine.match.players import PlayerError, SpecError, check_game_fit
+    try:
+        warnings = check_game_fit(spec, width, height, rule)     # a net of another game: one line, now
+    except SpecError as exc:
+        raise click.ClickException(str(exc)) from None
 
     # Ctrl-C ends the game cleanly: make sure it raises KeyboardInterrupt even when started from
     # a background job of a non-interactive shell, which hands SIGINT down as ignored (and then
@@ -540,24 +528,28 @@ def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time
         ensure_compiled(console)      # before the engine's first clock: never compile in a move
     except KeyboardInterrupt:
         console.print("\nBye.")
-        return
+        sys.exit(INTERRUPTED)
     s = Session(console=console, width=width, height=height, rule=rule, colour_choice=colour.lower(), spec=spec,
                 move_time=move_time, hint_time=hint_time, human_name=human_name,
                 save_path=Path(save_path) if save_path else None)
-    from gomoku.engine.match.players import PlayerError, SpecError
     from gomoku.protocol.players import make_player
     try:
         s.opponent = make_player(spec)
     except (SpecError, PlayerError) as exc:
         raise click.ClickException(str(exc)) from None
+    s.messages += [f"Warning: {escape(line)}" for line in warnings]
+    interrupted = False
     try:
         s.new_game(record=loaded)
         if loaded is not None:
             s.messages.append(f"Loaded {len(loaded.moves)} moves from {escape(load_path or '')}.")
         _loop(s)
         console.print("Bye.")
-    except (EOFError, KeyboardInterrupt):
+    except EOFError:
         console.print("\nBye.")
+    except KeyboardInterrupt:
+        console.print("\nBye.")
+        interrupted = True
     finally:
         if s.dirty and s.board is not None and s.board.move_count and s.save_path is not None:
             s.save(None, auto=True)
@@ -567,9 +559,12 @@ def play(size: str, rule_text: str, colour: str, level: Optional[int], move_time
             s.opponent.close()
         except Exception:  # noqa: BLE001 - closing must not turn a clean exit into a traceback
             pass
+    if interrupted:
+        sys.exit(INTERRUPTED)
 
 
-def _play_nplayer(seat_count: int, size: str, rule_text: str, move_time: float, save_path: Optional[str],
+def _play_nplayer(seat_count: int, board: Optional[tuple[int, int]], rule: Rule, move_time: float,
+                  save_path: Optional[str],
                   human_name: str, seats_text: Optional[str], win_length: int, *two_player_only: Any) -> None:
     """--players 3 (or 4): hand over to tools.play_nplayer; options left at their defaults take
     that game's own (an 11x11 board, engines limited by their playouts alone)."""
@@ -582,13 +577,7 @@ def _play_nplayer(seat_count: int, size: str, rule_text: str, move_time: float, 
         if ctx.get_parameter_source(name) != ParameterSource.DEFAULT:
             opt = {"colour": "--color", "load_path": "--load"}.get(name, "--" + name)
             raise click.UsageError(f"{opt} is for two-player games; with --players {seat_count} use --seats")
-    width = height = None
-    if ctx.get_parameter_source("size") != ParameterSource.DEFAULT:
-        width, height = _parse_size(size)
-    try:
-        rule = parse_rule(rule_text)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--rule") from None
+    width, height = board if board is not None else (None, None)
     timed = ctx.get_parameter_source("move_time") != ParameterSource.DEFAULT
     from gomoku.tools.prepare import ensure_compiled
     ensure_compiled()        # the tree search is numba code too: compiled before any clock starts

@@ -30,6 +30,7 @@ from gomoku.engine.limits import Limit, PlayResult
 from gomoku.engine.mcts.nboard import NBoard, NBoardError, check_game
 from gomoku.tools import render
 from gomoku.tools.interruptible import run_interruptibly
+from gomoku.tools.options import INTERRUPTED
 
 #: per seat: (symbol, rich style); seat 1 moves first
 SEAT_LOOK = (("X", "bold"), ("O", "bold cyan"), ("V", "bold magenta"), ("Z", "bold green"))
@@ -414,12 +415,16 @@ def run(*, players: int, width: Optional[int], height: Optional[int], rule: Rule
     console = Console(highlight=False)
     s = NSession(console, width, height, players, win_length, Rule(rule), seats, move_time,
                  Path(save_path) if save_path else None)
+    interrupted = False
     try:
         s.new_game()
         _loop(s)
         console.print("Bye.")
-    except (EOFError, KeyboardInterrupt):
+    except EOFError:
         console.print("\nBye.")
+    except KeyboardInterrupt:
+        console.print("\nBye.")
+        interrupted = True
     finally:
         if s.dirty and s.board is not None and s.board.move_count and s.save_path is not None:
             s.save(None, auto=True)
@@ -431,3 +436,5 @@ def run(*, players: int, width: Optional[int], height: Optional[int], rule: Rule
                     seat.player.close()
                 except Exception:  # noqa: BLE001 - closing must not turn a clean exit into a traceback
                     pass
+    if interrupted:
+        raise SystemExit(INTERRUPTED)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import click
 
+from gomoku.tools.options import output_path
+
 
 @click.command()
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
@@ -22,6 +24,7 @@ def plot(run: str, out: str | None, table: bool) -> None:
         for line in lines:
             click.echo(line)
         return
+    output_path(out, "--out", folder=True)
     try:
         from gomoku.train.plot import PlotError, plot_run
     except ImportError as exc:

@@ -7,17 +7,7 @@ from typing import Optional
 
 import click
 
-
-def _board(text: str) -> tuple[int, int]:
-    t = text.lower().strip()
-    try:
-        w, _, h = t.partition("x")
-        width, height = int(w), int(h or w)
-    except ValueError:
-        raise click.BadParameter(f"{text!r}: use N or WxH, e.g. 15 or 20x15") from None
-    if not (5 <= width <= 22 and 5 <= height <= 22):
-        raise click.BadParameter(f"{text!r}: board sides must be 5..22")
-    return width, height
+from gomoku.tools.options import board_option, output_path, progress_option, rule_option
 
 
 def _run_arch(run_dir: str) -> Optional[str]:
@@ -38,13 +28,15 @@ def _command_line() -> str:
 
 
 @click.command(context_settings={"show_default": True})
-@click.option("--board", "board", required=True, help="Board size: N or WxH.")
-@click.option("--rule", default="freestyle",
-              help="freestyle, standard, renju, caro, caro5, or several comma-separated (one net for all: "
-                   "self-play alternates them; measured under the first).")
+@board_option(default=None, required=True, help="Board size: N or WxH, sides 5..22.")
+@rule_option(several=True, help="freestyle, standard, renju, caro, caro5, or several comma-separated (one net "
+                                "for all: self-play alternates them; measured under the first).")
 @click.option("--win", "win_length", type=click.IntRange(3, 6), default=5, help="Stones in a row that win.")
-@click.option("--players", type=click.IntRange(2, 4), default=2)
-@click.option("--run", "run_dir", default=None, help="Run folder (default runs/<W>x<H>-<rule>); an existing run resumes.")
+@click.option("--players", type=click.IntRange(2, 4), default=2,
+              help="Seats at the board: 3 or 4 train a net for multi-player Gobang.")
+@click.option("--run", "run_dir", default=None,
+              help="Run folder, made if missing; an existing run resumes [default: runs/<W>x<H>-<rule> in the "
+                   "current folder].")
 @click.option("--arch", default=None, show_default=False,
               help="bXcY (ResNet), cnn3, skip3, ffnn, tfmNcC, or mixF: the alpha-beta's learned evaluator, "
                    "whose games after --bootstrap are the alpha-beta's with it (--bootstrap-nodes per move) "
@@ -52,7 +44,7 @@ def _command_line() -> str:
 @click.option("--hours", type=float, default=None, help="Stop after this much work (over all resumes).")
 @click.option("--generations", type=click.IntRange(0), default=None,
               help="Stop when this many generations are done (0: only create the run, with --init/--distil).")
-@click.option("--games-per-gen", type=click.IntRange(1), default=64)
+@click.option("--games-per-gen", type=click.IntRange(1), default=64, help="Self-play games per generation.")
 @click.option("--playouts", type=click.IntRange(2), default=400, help="Self-play playouts per full search.")
 @click.option("--parallel-games", type=click.IntRange(1), default=32,
               help="Games one worker searches together (one net batch); also the chunk size on disk.")
@@ -65,29 +57,36 @@ def _command_line() -> str:
               help="What self-play's search counts a draw as, for both sides (-1..0). Below 0 each side "
                    "plays for a win where the net sees a draw; the value targets stay the real outcome.")
 @click.option("--resign", "resign_threshold", type=click.FloatRange(0.0, 1.0), default=0.0,
-              help="Resign below this value (0: never); 10 %% of games never resign, to check it.")
+              help="Resign below this value (0: never); 10 % of games never resign, to check it.")
 @click.option("--bootstrap", "bootstrap_generations", type=click.IntRange(0), default=0,
               help="First generations from classical-engine games (2 players, five in a row).")
-@click.option("--bootstrap-nodes", type=click.IntRange(100), default=2000)
-@click.option("--batch", "batch_size", type=click.IntRange(1), default=512)
-@click.option("--updates", "updates_per_gen", type=click.IntRange(1), default=20, help="Training updates per generation.")
+@click.option("--bootstrap-nodes", type=click.IntRange(100), default=2000,
+              help="Alpha-beta nodes per move in the classical-engine games of --bootstrap (and, for mixF, "
+                   "in every generation's games).")
+@click.option("--batch", "batch_size", type=click.IntRange(1), default=512, help="Positions per training update.")
+@click.option("--updates", "updates_per_gen", type=click.IntRange(1), default=20,
+              help="Training updates (optimizer steps of --batch positions) per generation; the view's "
+                   "'step' counts them over the whole run.")
 @click.option("--window", type=click.IntRange(1), default=50_000, help="Positions in the replay window.")
 @click.option("--eval-games", type=click.IntRange(0), default=20,
               help="Gating games against the best net (0: always replace; 3-4 players: whole cycles of 2 x players).")
-@click.option("--eval-playouts", type=click.IntRange(2), default=200)
+@click.option("--eval-playouts", type=click.IntRange(2), default=200,
+              help="Playouts per move in the gating games.")
 @click.option("--gate", type=click.FloatRange(0.0, 1.0), default=0.55, help="Score to replace the best net (0: always).")
 @click.option("--ladder-games", type=click.IntRange(0), default=10,
               help="Games against pure MCTS per generation (3-4 players: rounded up to whole cycles of 2 x players).")
 @click.option("--classical-games", type=click.IntRange(0), default=10,
               help="Games against the classical engine's next level (1..5) per generation.")
-@click.option("--ladder-start", type=click.IntRange(1), default=1000)
+@click.option("--ladder-start", type=click.IntRange(1), default=1000,
+              help="Pure-MCTS playouts of the ladder's first rung; each rung beaten adds as many.")
 @click.option("--dynamic-playouts", type=click.IntRange(0), default=0,
               help="Raise self-play playouts by this when the ladder stalls (as the three-player paper does).")
 @click.option("--stall-generations", type=click.IntRange(1), default=5,
               help="Generations without a new ladder rung before --dynamic-playouts raises the playouts.")
 @click.option("--workers", type=click.IntRange(0), default=0,
               help="Self-play processes, or Ray actors with --ray (0: one per core; a cluster's CPUs).")
-@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu")
+@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu",
+              help="Where torch trains (cuda needs a CUDA build of torch); self-play runs onnxruntime.")
 @click.option("--init", "init", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Start from this checkpoint's weights (new runs only).")
 @click.option("--distil", type=click.Path(exists=True, file_okay=False), default=None, metavar="RUN",
@@ -98,31 +97,25 @@ def _command_line() -> str:
               help="Positions a stronger engine scored (`gomoku tune --scores` files, of the run's rule and "
                    "size; repeatable): a batch of them joins every update as soft value targets. New runs only.")
 @click.option("--scores-batch", type=click.IntRange(1), default=256, help="Scored positions per update.")
-@click.option("--seed", type=int, default=1)
+@click.option("--seed", type=int, default=1, help="Seed of self-play, sampling and initial weights.")
 @click.option("--ray", default=None, metavar="ADDRESS|local",
               help="Self-play on Ray actors: 'local' starts Ray on this machine with --workers CPUs; an "
                    "address (host:port, ray://host:10001) joins a cluster whose nodes have this gomoku "
                    "installed. Games come back to this process, which writes the run folder, so nodes "
                    "need no shared filesystem. Needs the ray extra.")
-@click.option("--plain", is_flag=True, help="Plain log lines instead of the live panel.")
-def train(board: str, run_dir: Optional[str], hours: Optional[float], generations: Optional[int],
-          ray: Optional[str], plain: bool, **opts) -> None:
+@progress_option(help="Live panel (default: when stdout is a terminal); --no-progress prints plain log lines.")
+@click.option("--plain", is_flag=True, hidden=True, help="The old name of --no-progress.")
+def train(board: tuple[int, int], rule: list, run_dir: Optional[str], hours: Optional[float],
+          generations: Optional[int], ray: Optional[str], progress: Optional[bool], plain: bool, **opts) -> None:
     """Train a policy-value net by self-play; the same command on an existing --run resumes it."""
-    width, height = _board(board)
+    width, height = board
     if ray is not None:
         from gomoku.train.raypool import RAY_MISSING, ray_available
         if not ray_available():
             raise click.ClickException(RAY_MISSING)
         if not ray.strip():
             raise click.BadParameter("give 'local' or a Ray cluster address", param_hint="--ray")
-    from gomoku.engine.game.rules import parse_rule
-    try:
-        rules = [parse_rule(r.strip()).label for r in opts.pop("rule").split(",")]
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
-    if len(set(rules)) != len(rules):
-        raise click.BadParameter("a rule is named twice", param_hint="--rule")
-    rule = ",".join(rules)
+    rules = [r.label for r in rule]
     try:
         from gomoku.train.config import RunConfig, RunError
         from gomoku.train.checkpoint import CheckpointError
@@ -134,6 +127,7 @@ def train(board: str, run_dir: Optional[str], hours: Optional[float], generation
     try:
         arch_opt = opts.pop("arch")
         run_dir = run_dir or f"runs/{width}x{height}-{'-'.join(rules)}"
+        output_path(run_dir, "--run", folder=True)
         if arch_opt is None:        # resuming without --arch keeps the run's architecture
             arch_opt = _run_arch(run_dir) or ("b6c64" if opts["device"] == "cuda" else "b4c32")
         arch = parse_arch(arch_opt).name
@@ -148,10 +142,11 @@ def train(board: str, run_dir: Optional[str], hours: Optional[float], generation
             raise click.ClickException("--device cuda: this torch has no CUDA (install a CUDA build of torch 2.13.0)")
     ladder_start = opts.pop("ladder_start")
     opts["scores"] = [str(p) for p in opts.pop("scores")]
-    cfg = RunConfig(width=width, height=height, rule=rule, arch=arch, ladder_start=ladder_start,
+    cfg = RunConfig(width=width, height=height, rule=",".join(rules), arch=arch, ladder_start=ladder_start,
                     ladder_step=ladder_start, ray=ray.strip() if ray else None, command=_command_line(),
                     **opts)
-    view = View() if plain or not sys.stdout.isatty() else RichView()
+    live = not plain and (sys.stdout.isatty() if progress is None else progress)
+    view = RichView() if live else View()
     try:
         run = TrainingRun(run_dir, cfg, view, hours=hours, generations=generations)
         code = run.run()

@@ -13,6 +13,9 @@ from typing import Optional
 
 import click
 
+from gomoku.engine.game.rules import Rule
+from gomoku.tools.options import output_path, progress_option, rule_option
+
 #: fewer positions than this cannot pin down the weights
 MIN_POSITIONS = 200
 #: the printed tables' names, in EvalTables order (a rule's own tables in engine/evaluation.py
@@ -44,8 +47,8 @@ def _next_group(groups) -> int:
                    "repeatable), instead of or besides GAMES.")
 @click.option("--min-ply", type=click.IntRange(min=0), default=6, show_default=True,
               help="Skip the first N plies of each game (opening moves say little about the weights).")
-@click.option("--rule", "rule_text", default=None,
-              help="Use only games of this rule (freestyle, standard, renju, caro, caro5); also the rule of .psq files.")
+@rule_option(default=None, help="Use only games of this rule (freestyle, standard, renju, caro, caro5); also the "
+                                "rule of .psq files.")
 @click.option("--l2", type=click.FloatRange(min=0), default=1e-3, show_default=True,
               help="L2 penalty on the standardised weights.")
 @click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=0.2, show_default=True,
@@ -59,12 +62,11 @@ def _next_group(groups) -> int:
               help="Fit the line-pattern and pattern-pair tables too, or the class tables alone "
                    "(the pattern and pair tables then stay as they are: all zero for the rules "
                    "that have none).")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True), default=None,
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the fitted tables to this file (JSON), for a player spec's "
                    "tables= option: `gomoku match classical:tables=FILE classical` is the A/B.")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar over games (default: when stderr is a terminal).")
-def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rule_text: Optional[str],
+@progress_option(help="Progress bar over games (default: when stderr is a terminal).")
+def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rule: Optional[Rule],
          l2: float, holdout: float, seed: int, scale: Optional[float], patterns: bool,
          out_path: Optional[str], progress: Optional[bool]) -> None:
     """Fit the evaluation weights (class, line-pattern and pattern-pair tables, OWN/OPP each) to the results
@@ -84,17 +86,10 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
 
     from gomoku.engine.search import evaluation
     from gomoku.train import tuning
-    from gomoku.engine.game.rules import parse_rule
-
-    rule = None
-    if rule_text is not None:
-        try:
-            rule = parse_rule(rule_text)
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from None
 
     if not games and not score_files:
         raise click.UsageError("give GAMES or --scores FILE")
+    output_path(out_path, "--out")
     if out_path and rule is None and not score_files:
         raise click.UsageError("--out needs a rule: give --rule (a tables file holds one rule's tables)")
     Xs, ys, gis = [], [], []

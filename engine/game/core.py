@@ -28,11 +28,11 @@ from numba import njit
 
 from gomoku.engine.game.patterns import (B2, B3, B4, BLACK, EMPTY, F2, F3, F4, F5, NUM_PATTERNS, OL,  # noqa: F401
                                          PATTERN_NAMES, WALL, WHITE, pattern_tables)
+from gomoku.engine.game.size import MAX_SIZE, MIN_SIZE  # noqa: F401 (re-exported)
 
 PAD = 5
 #: most (colour, cell) reclassifications one move makes: 40 line neighbours, two colours
 UNDO_LOG_LEN = 80
-MIN_SIZE, MAX_SIZE = 5, 22
 
 # meta slots
 M_WIDTH, M_HEIGHT, M_STRIDE, M_RULE, M_COUNT, M_TOMOVE, M_WINNER, M_EMPTY = range(8)

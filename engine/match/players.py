@@ -119,6 +119,7 @@ class PlayerSpec:
     name: str
     arg: Optional[str] = None       # brain command line or .onnx path
     options: dict[str, str] = field(default_factory=dict)
+    eval_rule: Optional[str] = None  # the rule a classical spec's learned evaluator was trained for
 
     @property
     def limit_overrides(self) -> dict[str, Any]:
@@ -281,9 +282,8 @@ def parse_spec(text: str) -> PlayerSpec:
             name = "-".join(parts)
         if "tables" in opts:
             _load_tables(opts["tables"], raw)      # a bad file fails here, once, in the parent
-        if "eval" in opts:
-            _load_learned(opts["eval"], raw)
-        return PlayerSpec("classical", raw, name, options=opts)
+        eval_rule = _load_learned(opts["eval"], raw).rule if "eval" in opts else None
+        return PlayerSpec("classical", raw, name, options=opts, eval_rule=eval_rule)
     raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, flat-mc:N, FILE.onnx "
                     "or brain:CMD")
 
@@ -319,6 +319,56 @@ def _load_learned(path: str, text: str) -> Any:
         return load_evaluator(evaluator_path(Path(path).expanduser()))
     except EvalFileError as exc:
         raise SpecError(f"player spec {text!r}: {exc}") from None
+
+
+def _net_info(spec: PlayerSpec) -> Any:
+    """The NetInfo of an `onnx` spec's file (metadata only: no session is kept), or SpecError."""
+    from gomoku.engine.net.metadata import NetFormatError, NetInfo, read_metadata
+    try:
+        return NetInfo.from_metadata(read_metadata(spec.arg or "") or {}, source=spec.arg or "net")
+    except NetFormatError as exc:
+        raise SpecError(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's own errors for a file that is no net
+        raise SpecError(f"{spec.arg}: not an ONNX net ({str(exc).splitlines()[0][:120]})") from None
+
+
+def match_board(specs: tuple[PlayerSpec, ...] | list[PlayerSpec], default: int = 15) -> tuple[int, int]:
+    """The board a match plays when no size is given: the one size every net among `specs` was
+    trained for (15 when it is among several they share, or when no net names one); SpecError
+    when the nets name no common size, since then the user has to choose."""
+    common: Optional[set[int]] = None
+    for spec in specs:
+        if spec.kind == "onnx":
+            sizes = set(_net_info(spec).board_sizes)
+            common = sizes if common is None else common & sizes
+    if common is None or default in common:
+        return default, default
+    if not common:
+        raise SpecError("the nets were trained on different board sizes; choose one with --size")
+    side = min(common, key=lambda s: (abs(s - default), s))
+    return side, side
+
+
+def check_game_fit(spec: PlayerSpec, width: int, height: int, rule: Rule, win_length: int = 5,
+                   players: int = 2) -> list[str]:
+    """Check, before any game, that a spec's net or learned evaluator fits the game: SpecError
+    (one line saying what the file is and what the game is) when it cannot play it, and a list of
+    one-line warnings for what it can play but was not trained on (another board size, a learned
+    evaluator of another rule, which then leaves the search to the tables)."""
+    rule = Rule(rule)
+    if spec.kind == "onnx":
+        from gomoku.engine.net.metadata import describe_net, net_fits_game
+        info = _net_info(spec)
+        why = net_fits_game(info, rule.label, width, height, win_length, players, name=spec.arg or "the net",
+                            allow_any_size=True)
+        if why:
+            raise SpecError(why)
+        if width not in info.board_sizes or height not in info.board_sizes:
+            return [f"{spec.name} is {describe_net(info)}; it plays {width}x{height}, likely weaker"]
+    if spec.eval_rule is not None and spec.eval_rule != rule.label:
+        return [f"{spec.name}: the learned evaluator is for {spec.eval_rule}; in this {rule.label} game the "
+                "search uses the hand-made tables"]
+    return []
 
 
 #: spec option -> (MCTSConfig field, type) for the options both MCTS kinds pass to the search

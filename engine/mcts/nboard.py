@@ -16,10 +16,10 @@ from typing import Optional
 import numpy as np
 
 from ..game.rules import Rule
+from ..game.size import MAX_SIZE as MAX_SIDE, MIN_SIZE as MIN_SIDE
 from .board import direction_steps, flat_to_padded, new_cells, wins_at
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
-MIN_SIDE, MAX_SIDE = 5, 22
 #: rules an n-player game can be judged by: renju's fouls are defined for black against white only
 NPLAYER_RULES = (Rule.FREESTYLE, Rule.STANDARD, Rule.CARO, Rule.CARO_EXACT)
 
