@@ -14,6 +14,13 @@ that shipping a net changes only that net's lines in a diff. An entry:
                                                 distilled: the other run's games it first trained on)
     strength                                    [{opponent, result, command, sha256}]: measured
                                                 figures, each with the net file it was measured on
+    sanity                                      the sanity battery's verdict on the file
+                                                (engine/net/sanity.py): {battery, playouts, seed,
+                                                passed, checks: [{check, rule, size, status,
+                                                move, policy, reason}], sha256, date, commit}
+    withdrawn (only when it is)                 why the net is kept out of the defaults and the
+                                                README's list; the files stay, so commands that
+                                                name them still work
 
 Everything here reads files only (onnxruntime for the net, the safetensors header by hand), so
 the manifest can be checked, and a strength figure recorded, without torch.
@@ -39,6 +46,10 @@ ENTRY_KEYS = ("file", "sha256", "bytes", "checkpoint", "checkpoint_sha256", "che
 TRAINING_KEYS = ("command", "generations", "best_generation", "games", "positions", "steps", "wall_seconds",
                  "hardware", "device")
 STRENGTH_KEYS = ("opponent", "result", "command", "sha256")
+SANITY_KEYS = ("battery", "passed", "checks", "sha256", "date")
+#: how a withdrawal made by the battery starts (a withdrawal typed for another reason is never
+#: lifted by a passing check)
+BATTERY_WITHDRAWAL = "fails the sanity battery: "
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 # names Windows will not open as files, whatever the suffix (the package installs there too)
@@ -154,6 +165,65 @@ def record_strength(folder: str | os.PathLike, name: str, texts: Iterable[str]) 
     return entry
 
 
+def is_withdrawn(entry: dict[str, Any]) -> bool:
+    return bool(entry.get("withdrawn"))
+
+
+def usable_nets(nets: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The entries anything that picks a shipped net by itself may pick (a default, a list for
+    users): those not withdrawn. A withdrawn net's files stay, for commands that name them."""
+    return {name: e for name, e in nets.items() if not is_withdrawn(e)}
+
+
+def apply_sanity(entry: dict[str, Any], record: dict[str, Any], summary: str) -> None:
+    """Put a battery record (SanityReport.to_record plus sha256, date, commit) in `entry`: a
+    failing net is withdrawn with the failure as the reason; a passing one loses a withdrawal
+    the battery made. A withdrawal given for another reason is left as it is either way."""
+    entry["sanity"] = record
+    by_battery = str(entry.get("withdrawn", "")).startswith(BATTERY_WITHDRAWAL)
+    if not record["passed"] and (by_battery or not is_withdrawn(entry)):
+        entry["withdrawn"] = BATTERY_WITHDRAWAL + summary
+    elif record["passed"] and by_battery:
+        del entry["withdrawn"]
+
+
+def record_sanity(folder: str | os.PathLike, name: str, record: dict[str, Any], summary: str) -> dict[str, Any]:
+    """`gomoku ship --check NAME`: file a battery record under NAME (apply_sanity) and rewrite
+    the manifest. Refused when the record is of another file than the entry's."""
+    check_name(name)
+    nets = read_manifest(folder)
+    entry = nets.get(name)
+    if entry is None:
+        raise ManifestError(f"{name!r} is not shipped in {folder} (shipped: {', '.join(sorted(nets)) or 'none'})")
+    if record.get("sha256") != entry.get("sha256"):
+        raise ManifestError(f"{Path(folder) / str(entry.get('file', ''))}: the file checked does not match its "
+                            "manifest entry; ship it again first")
+    apply_sanity(entry, record, summary)
+    write_manifest(folder, nets)
+    return entry
+
+
+def _check_sanity(where: str, name: str, entry: dict[str, Any]) -> list[str]:
+    """Problems of an entry's sanity record and withdrawal."""
+    out = []
+    if "withdrawn" in entry and (not isinstance(entry["withdrawn"], str) or not entry["withdrawn"].strip()):
+        out.append(f"{where}: withdrawn must say why (a non-empty text)")
+    rec = entry.get("sanity")
+    if rec is None:
+        return out
+    if not isinstance(rec, dict) or any(k not in rec for k in SANITY_KEYS) or not isinstance(rec["checks"], list):
+        return out + [f"{where}: sanity must hold {', '.join(SANITY_KEYS)}"]
+    if rec["sha256"] != entry.get("sha256"):
+        out.append(f"{where}: the sanity record is of another file (sha256 {str(rec['sha256'])[:12]}...); "
+                   f"run `gomoku ship --check {name}`")
+    statuses = [c.get("status") for c in rec["checks"] if isinstance(c, dict)]
+    if rec["passed"] != ("fail" not in statuses):
+        out.append(f"{where}: sanity says passed={rec['passed']}, its checks say otherwise")
+    if not rec["passed"] and not is_withdrawn(entry):
+        out.append(f"{where}: fails the sanity battery but is not withdrawn")
+    return out
+
+
 def safetensors_header(path: str | os.PathLike) -> dict[str, Any]:
     """The JSON header of a safetensors file (tensor names, shapes, `__metadata__`), read without
     loading any tensor. ValueError when the file is not safetensors."""
@@ -246,6 +316,7 @@ def check_entry(folder: str | os.PathLike, name: str, entry: dict[str, Any]) -> 
     ck_path = folder / entry["checkpoint"]
     if ck_path.is_file():
         out.extend(_check_checkpoint(ck_path, entry))
+    out.extend(_check_sanity(where, name, entry))
     return out
 
 
