@@ -200,3 +200,17 @@ def test_ctrl_c_exits_130_in_train(tmp_path):
                                   "--classical-games", "0", "--no-progress"], "selfplay")
     assert code == 130, out
     assert "the same command resumes the run" in out and "Traceback" not in out
+
+
+def test_train_says_what_an_init_net_is_before_any_game(tmp_path):
+    pytest.importorskip("torch")
+    args = ["train", "--board", "9", "--rule", "renju", "--generations", "0", "--no-progress"]
+    p = gomoku(*args, "--run", str(tmp_path / "a"), "--init", str(WEIGHTS / "8x8k5-b4c32.safetensors"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert (f"--init {WEIGHTS / '8x8k5-b4c32.safetensors'} is a freestyle net (two players, five in a row, "
+            "trained on 8x8); this game is renju 9x9: training it for this run's game") in p.stdout
+    p = gomoku(*args, "--run", str(tmp_path / "b"), "--init", str(WEIGHTS / "3p-8x8k4-cnn3.safetensors"))
+    assert p.returncode == 1
+    assert error_lines(p) == [f"Error: --init {WEIGHTS / '3p-8x8k4-cnn3.safetensors'} is a freestyle net (three "
+                              "players, four in a row, trained on 8x8); this game is renju 9x9, two players, "
+                              "five in a row: it cannot start a 2-player run"]

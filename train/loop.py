@@ -153,8 +153,7 @@ class TrainingRun:
         self.state = RunState(playouts=c.playouts, ladder=c.ladder_start)
         if c.init:
             ck = load_checkpoint(c.init)
-            if ck.players != c.players:
-                raise RunError(f"{c.init}: a {ck.players}-player net cannot start a {c.players}-player run")
+            self._check_init(ck)
             trainer = Trainer.from_checkpoint(ck, self.settings, device=c.device, weights_only=True)
             c.arch = trainer.model.arch          # the run trains the net it starts from
         else:
@@ -169,6 +168,24 @@ class TrainingRun:
         self.state.save(self.dir)      # last: a run without state.json is created again
         self.view.log(f"new run {self.dir}: {c.arch} ({parameter_count(trainer.model):,} parameters), "
                       f"{c.width}x{c.height} {c.rule}, {c.win_length} in a row, {c.players} players")
+
+    def _check_init(self, ck: Any) -> None:
+        """Say, before any game, what an --init net was trained for when it is not this run's
+        game: a net of another player count cannot start the run (RunError); one of another
+        rule, size or win length can (that is how a renju run starts from a freestyle net), and
+        the log says so in one line."""
+        from gomoku.engine.net.metadata import NetInfo, net_fits_game
+        c = self.cfg
+        info = NetInfo(players=ck.players, win_length=int(ck.meta.get("win_length", 5)),
+                       rules=list(ck.meta.get("rules") or ["freestyle"]),
+                       board_sizes=list(ck.meta.get("board_sizes") or [c.width]), arch=ck.arch)
+        for rule in c.rules:
+            why = net_fits_game(info, rule, c.width, c.height, c.win_length, c.players, name=f"--init {c.init}")
+            if why and ck.players != c.players:
+                raise RunError(f"{why}: it cannot start a {c.players}-player run")
+            if why:
+                self.view.log(f"{why}: training it for this run's game")
+                return
 
     def _distil_source(self) -> tuple[ReplayStore, list[str]]:
         """The --distil run's newest shards holding a window of positions, checked to be this
