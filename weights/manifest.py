@@ -49,7 +49,7 @@ STRENGTH_KEYS = ("opponent", "result", "command", "sha256")
 SANITY_KEYS = ("battery", "passed", "checks", "sha256", "date")
 #: how a withdrawal made by the battery starts (a withdrawal typed for another reason is never
 #: lifted by a passing check)
-BATTERY_WITHDRAWAL = "fails the sanity battery: "
+BATTERY_WITHDRAWAL = "sanity battery: "
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 # names Windows will not open as files, whatever the suffix (the package installs there too)
