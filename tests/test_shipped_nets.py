@@ -1,7 +1,12 @@
 """The shipped two-player nets, played through the same player factory `gomoku match` uses,
 on positions one can check by hand: the mover takes its immediate win even when the opponent
 threatens one too (seed 001's net missed such wins; here the search makes the winning cell
-the only choice before the net is asked)."""
+the only choice before the net is asked).
+
+And the sanity battery's verdicts in weights/manifest.json (`gomoku ship --check`): every entry
+has one, of the file that ships (sha256), from the battery this code runs; a net that fails is
+withdrawn with the reason and kept out of what picks nets by itself; and the battery, run again,
+gives each check the verdict recorded."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,7 +17,8 @@ from gomoku.engine.game.board import Board
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.limits import Limit
 from gomoku.engine.match.players import make_player
-from gomoku.weights.manifest import read_manifest
+from gomoku.engine.net import sanity
+from gomoku.weights.manifest import BATTERY_WITHDRAWAL, read_manifest, sha256_file, usable_nets
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "weights"
 
@@ -53,3 +59,61 @@ def test_shipped_net_takes_its_immediate_win(name: str, entry: dict) -> None:
         board = _position(size, own_stones, other_stones)
         got = player.play(board, Limit(playouts=200))
         assert got.move in winning, f"{name} played {got.move}, not a win in {sorted(winning)}"
+
+
+# -- the sanity battery's records ----------------------------------------------------------------------
+
+def _all_nets() -> list[tuple[str, dict]]:
+    return sorted(read_manifest(WEIGHTS).items())
+
+
+def _games(entry: dict) -> list[tuple[str, int]]:
+    sizes = sorted({min(entry["board_sizes"]), max(entry["board_sizes"])})
+    return [(rule, n) for rule in entry["rules"] for n in sizes]
+
+
+@pytest.mark.parametrize("name,entry", _all_nets(), ids=lambda v: v if isinstance(v, str) else "")
+def test_manifest_sanity_record_is_of_the_shipped_file(name: str, entry: dict) -> None:
+    rec = entry.get("sanity")
+    assert rec is not None, f"{name} has no sanity record: run `gomoku ship --check {name}`"
+    assert rec["sha256"] == entry["sha256"] == sha256_file(WEIGHTS / entry["file"]), name
+    assert rec["battery"] == sanity.BATTERY_VERSION, f"{name}: recorded by battery {rec['battery']}"
+    assert rec["playouts"] == [sanity.PLAYOUTS, sanity.DEFAULT_PLAYOUTS] and rec["seed"] == sanity.SEED
+    # every check on every game the net claims, in the battery's order
+    want = [(c, r, n) for r, n in _games(entry) for c in sanity.CHECKS]
+    assert [(c["check"], c["rule"], c["size"]) for c in rec["checks"]] == want, name
+    statuses = {c["status"] for c in rec["checks"]}
+    assert statuses <= {"pass", "fail", "skip"} and rec["passed"] == ("fail" not in statuses)
+    skipped = [c for c in rec["checks"] if c["status"] == "skip"]
+    assert all(c["check"] == "answer-three" for c in skipped) and bool(skipped) == (entry["players"] != 2)
+    if rec["passed"]:
+        assert "withdrawn" not in entry, f"{name} passes the battery but is withdrawn: {entry['withdrawn']}"
+    else:
+        failed = [c for c in rec["checks"] if c["status"] == "fail"][0]
+        assert entry["withdrawn"].startswith(f"{BATTERY_WITHDRAWAL}fails {failed['check']}"), entry["withdrawn"]
+
+
+def test_the_corner_opening_15x15_net_is_withdrawn_and_nothing_else_is() -> None:
+    """Issue 40: the first 15x15 net opened b2 on the empty board; the battery catches it."""
+    nets = read_manifest(WEIGHTS)
+    withdrawn = sorted(n for n, e in nets.items() if e.get("withdrawn"))
+    assert withdrawn == ["15x15k5-b4c32"]
+    opening = nets["15x15k5-b4c32"]["sanity"]["checks"][0]
+    assert (opening["check"], opening["status"]) == ("opening", "fail") and "b2 (1,1)" in opening["move"]
+    usable = usable_nets(nets)
+    assert "15x15k5-b4c32" not in usable and set(usable) == set(nets) - {"15x15k5-b4c32"}
+    # a freestyle 15x15 net is still there for anyone who wants one, and passes
+    assert usable["15x15k5-free-std-b4c32"]["sanity"]["passed"]
+    # the withdrawn net's files stay, so commands that name them still work
+    assert (WEIGHTS / "15x15k5-b4c32.onnx").is_file() and (WEIGHTS / "15x15k5-b4c32.safetensors").is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,entry", _all_nets(), ids=lambda v: v if isinstance(v, str) else "")
+def test_battery_run_again_agrees_with_the_record(name: str, entry: dict) -> None:
+    """The verdicts, not the moves: a near tie between two cells that both pass (or both fail)
+    may fall either way on another CPU's arithmetic."""
+    report = sanity.run_battery(WEIGHTS / entry["file"])
+    got = [(r.check, r.rule, r.size, r.status) for r in report.results]
+    recorded = [(c["check"], c["rule"], c["size"], c["status"]) for c in entry["sanity"]["checks"]]
+    assert got == recorded, f"{name}: {report.summary()}"
