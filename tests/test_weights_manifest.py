@@ -71,16 +71,6 @@ def test_shipped_net_matches_its_entry(name: str, entry: dict[str, Any]) -> None
     assert_shipped(WEIGHTS, name, entry)
 
 
-def test_readme_gives_the_command_that_made_each_net() -> None:
-    """README's shipped-nets section shows each net's training command as its manifest entry
-    records it (line continuations aside; --plain only changes how progress prints), so that a
-    user can rerun it and the two cannot drift apart unnoticed."""
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").replace("\\\n", " ").split())
-    for name, entry in _repo_entries():
-        command = " ".join(entry["training"]["command"].replace(" --plain", "").split())
-        assert command in readme, f"README lacks {name}'s training command: {command}"
-
-
 def test_installed_package_carries_the_weights() -> None:
     tomllib = pytest.importorskip("tomllib")
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
