@@ -94,8 +94,8 @@ usage: pbrain-gomoku [-h | --help | --version | --warmup | --net FILE.onnx | --e
 A Piskvork / Gomocup brain: a manager (Piskvork, c-gomoku-cli, GomocupJudge, Yixin-Board)
 starts it and speaks the protocol on stdin/stdout (START 15, BEGIN, TURN x,y, ...; END).
 --net FILE.onnx plays with that policy-value net + MCTS on the board sizes and rules it was
-trained for and with the classical engine on the others (INFO thread_num sets the net's
-threads). --eval FILE.eval.npz has the alpha-beta score its positions with that learned
+trained for and with the classical engine on the others, saying so in one MESSAGE line (INFO
+thread_num sets the net's threads). --eval FILE.eval.npz has the alpha-beta score its positions with that learned
 evaluator under the rule it was trained for (the tables under the others).
 Environment: GOMOKU_NET=FILE is the same as --net, GOMOKU_EVAL=FILE as --eval, GOMOKU_BRAIN_LOG=FILE keeps a log
 of the session, GOMOKU_TURN_MS=N sets the time per move when the manager sends none (default

@@ -21,6 +21,10 @@ import time
 import traceback
 from typing import Any, Iterator, Optional
 
+#: Every game a Piskvork brain plays: two players, five in a row (the rules differ).
+BRAIN_PLAYERS = 2
+BRAIN_WIN_LENGTH = 5
+
 
 class EngineLoader:
     """Holds the engine modules once loaded: `board_mod` (Board, IllegalMove) and `think`."""
@@ -44,6 +48,11 @@ class EngineLoader:
         # a learned evaluator for the alpha-beta (`--eval FILE` / GOMOKU_EVAL) under its rule
         self.eval_path = evaluator if evaluator is not None else (os.environ.get("GOMOKU_EVAL") or None)
         self.searcher: Any = None              # says which searcher plays a board (ABOUT, MESSAGE)
+        # what the net and the evaluator are, once loaded (or why they were not): set before
+        # `ready`, read by the session to tell the manager when a game is not theirs
+        self.net_info: Any = None              # engine.net.metadata.NetInfo of the loaded net
+        self.net_unused: Optional[str] = None  # why the named net is not playing at all
+        self.evaluator: Any = None             # the LearnedEval loaded from eval_path
         # the net's onnxruntime threads (INFO thread_num); may come before the net is loaded
         self.threads = 1
         self._threads_lock = threading.Lock()
@@ -87,7 +96,9 @@ class EngineLoader:
                     self.think, self.searcher = thinker, thinker.searcher
                     print(f"net loaded: {self.net_path} ({thinker.net.info.summary()}; "
                           f"onnxruntime threads: {thinker.net.threads})")
+                    self.net_info = thinker.net.info
                 except Exception as exc:  # noqa: BLE001 - a bad net must not cost the classical engine
+                    self.net_unused = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                     print(f"net not used ({exc}); playing with the classical engine")
             self.quick_move = getattr(agent, "quick_move", None)
             self.load_seconds = time.monotonic() - t0
@@ -121,6 +132,7 @@ class EngineLoader:
             print(f"evaluator not used ({exc}); playing with the tables")
             return {}
         print(f"evaluator loaded: {self.eval_path} ({ev.arch}, {ev.rule})")
+        self.evaluator = ev
         return {ev.rule_id: ev}
 
     def _announce(self, event: threading.Event) -> None:
@@ -141,8 +153,49 @@ class EngineLoader:
                 f"alpha-beta + VCF/VCT, learned evaluator {os.path.basename(self.eval_path)} (loading)"
         if not self.ready.is_set() and not self.finished.is_set():
             return f"net {os.path.basename(self.net_path)} + MCTS (loading), {CLASSICAL_SEARCHER} where it does not apply"
+        info = self.net_info
+        if info is not None and (info.players != BRAIN_PLAYERS or info.win_length != BRAIN_WIN_LENGTH):
+            # the net covers no game a Piskvork brain plays: do not claim its boards
+            from gomoku.engine.net.metadata import describe_net
+            return (f"{CLASSICAL_SEARCHER}; net {os.path.basename(self.net_path)} not used: "
+                    f"{describe_net(info)}")
         describe = getattr(self._thinker, "describe", None)
         return describe() if describe is not None else f"{CLASSICAL_SEARCHER} (the net did not load)"
+
+    def notices(self, width: int, height: int, rule_label: str) -> Optional[list[str]]:
+        """What the manager should hear before a move of this game (a `width`x`height` board
+        under `rule_label`) about the net or evaluator it named: the net was not loaded or was
+        trained for another game, or the evaluator for another rule; each is one line that
+        says what the file is, what the game is and who plays instead. [] when all is as
+        asked; None while the engine (and so the net) is still loading, when that is not yet
+        known. The documented fallback stays: the classical engine plays such games. A
+        manager otherwise only sees the searcher's name in later MESSAGE lines (or nothing,
+        for an opening move) and cannot tell a misnamed net from a weak one."""
+        if not self.net_path and not self.eval_path:
+            return []
+        if not self.ready.is_set():        # loading, or it failed (the fallback moves play)
+            return [] if self.finished.is_set() else None
+        out: list[str] = []
+        net_plays = False
+        if self.net_path:
+            name = f"net {os.path.basename(self.net_path)}"
+            if self.net_info is None:
+                out.append(f"{name} did not load ({self.net_unused or 'unknown error'}): "
+                           "playing the classical engine")
+            else:
+                from gomoku.engine.net.metadata import net_fits_game
+                why = net_fits_game(self.net_info, rule_label, width, height, BRAIN_WIN_LENGTH,
+                                    BRAIN_PLAYERS, name=name)
+                if why is None:
+                    net_plays = True
+                else:
+                    out.append(f"{why}: playing the classical engine")
+        ev = self.evaluator
+        if ev is not None and not net_plays and ev.rule != rule_label:
+            out.append(f"evaluator {os.path.basename(self.eval_path or ev.path)} is a {ev.rule} evaluator "
+                       f"({ev.arch}, any board size); this game is {rule_label} {width}x{height}: "
+                       "playing the alpha-beta with its tables")
+        return out
 
     def set_threads(self, threads: int) -> None:
         """The protocol's `INFO thread_num`: how many threads the net may use. The classical

@@ -51,6 +51,10 @@ class Session:
         self.out = out
         self.loader = loader
         self.pos: Optional[Position] = None
+        # why there is no game (pos is None) after a refused START/RECTSTART: game commands
+        # answer ERROR with it; None before any START
+        self.no_game: Optional[str] = None
+        self._told: set[tuple[int, int, str]] = set()   # games whose net/evaluator notice went out
         self.rule = Rule.FREESTYLE
         self.time = TimeInfo()
         self.info: dict[str, str] = {}          # every INFO key seen (folder, game_type, ...)
@@ -97,33 +101,52 @@ class Session:
         searcher = self.loader.describe_searcher().replace('"', "'")
         self.out.send(ABOUT_LINE.format(version=_version(), searcher=searcher))
 
-    def _new_board(self, width: int, height: int) -> None:
+    def _new_board(self, cmd: Command, width: int, height: int) -> None:
         try:
             self.pos = Position.empty(width, height)
         except PositionError as exc:
-            self.out.send(f"ERROR {exc}")
+            self._drop_game(cmd, str(exc))
             return
+        self.no_game = None
         self.out.send("OK")
+
+    def _drop_game(self, cmd: Command, why: str) -> None:
+        """A refused START/RECTSTART: answer ERROR and forget the previous game. The manager
+        has ended that game by asking for a new one, so a TURN that follows must not be played
+        on its board (it was, and answered with a move, for `START 0` then `TURN 3,3`)."""
+        self.pos = None
+        self.no_game = f"{cmd.printable_name} {ascii_text(cmd.arg, 20)}".strip() + " was refused"
+        self.out.send(f"ERROR {why}")
+
+    def _game(self, name: str) -> Optional[Position]:
+        """The position a game command acts on, or None after answering `ERROR` for `name`
+        when there is no game: before any START, or after a START/RECTSTART was refused."""
+        if self.pos is None:
+            if self.no_game is None:
+                self.out.send(f"ERROR {name} before START")
+            else:
+                self.out.send(f"ERROR {name} without a game: {self.no_game}; "
+                              "send START or RECTSTART with a supported size")
+        return self.pos
 
     def _cmd_start(self, cmd: Command, t: float) -> None:
         size = parse_size(cmd.arg)
         if size is None:
-            self.out.send("ERROR START needs one board size, e.g. START 15")
+            self._drop_game(cmd, "START needs one board size, e.g. START 15")
             return
-        self._new_board(size, size)
+        self._new_board(cmd, size, size)
 
     def _cmd_rectstart(self, cmd: Command, t: float) -> None:
         wh = parse_coord(cmd.arg)
         if wh is None:
-            self.out.send("ERROR RECTSTART needs width,height, e.g. RECTSTART 20,15")
+            self._drop_game(cmd, "RECTSTART needs width,height, e.g. RECTSTART 20,15")
             return
-        self._new_board(*wh)
+        self._new_board(cmd, *wh)
 
     def _cmd_restart(self, cmd: Command, t: float) -> None:
-        if self.pos is None:
-            self.out.send("ERROR RESTART before START")
-            return
-        self._new_board(self.pos.width, self.pos.height)
+        pos = self._game("RESTART")
+        if pos is not None:
+            self._new_board(cmd, pos.width, pos.height)
 
     def _cmd_info(self, cmd: Command, t: float) -> None:
         """INFO never answers on stdout; bad values are ignored (and logged)."""
@@ -172,26 +195,28 @@ class Session:
 
     def _cmd_takeback(self, cmd: Command, t: float) -> None:
         xy = parse_coord(cmd.arg)
-        if self.pos is None:
-            self.out.send("ERROR TAKEBACK before START")
-        elif xy is None:
+        pos = self._game("TAKEBACK")
+        if pos is None:
+            return
+        if xy is None:
             self.out.send("ERROR TAKEBACK needs X,Y")
         else:
             try:
-                self.pos.takeback(*xy)
+                pos.takeback(*xy)
                 self.out.send("OK")
             except PositionError as exc:
                 self.out.send(f"ERROR {exc}")
 
     def _cmd_play(self, cmd: Command, t: float) -> None:
         xy = parse_coord(cmd.arg)
-        if self.pos is None:
-            self.out.send("ERROR PLAY before START")
-        elif xy is None:
+        pos = self._game("PLAY")
+        if pos is None:
+            return
+        if xy is None:
             self.out.send("ERROR PLAY needs X,Y")
         else:
             try:
-                self.pos.play(*xy)
+                pos.play(*xy)
                 self.out.send(format_move(xy))
             except PositionError as exc:
                 self.out.send(f"ERROR {exc}")
@@ -211,23 +236,24 @@ class Session:
 
     # -- move requests ---------------------------------------------------------------------
     def _cmd_begin(self, cmd: Command, t: float) -> None:
-        if self.pos is None:
-            self.out.send("ERROR BEGIN before START")
-        elif self.pos.stone_count:
+        pos = self._game("BEGIN")
+        if pos is None:
+            return
+        if pos.stone_count:
             self.out.send("ERROR BEGIN on a board that is not empty")
         else:
             self._request_move(t)
 
     def _cmd_turn(self, cmd: Command, t: float) -> None:
         xy = parse_coord(cmd.arg)
-        if self.pos is None:
-            self.out.send("ERROR TURN before START")
+        pos = self._game("TURN")
+        if pos is None:
             return
         if xy is None:
             self.out.send("ERROR TURN needs X,Y, e.g. TURN 7,7")
             return
         try:
-            self.pos.play(*xy)
+            pos.play(*xy)
         except PositionError as exc:
             self.out.send(f"ERROR {exc}")
             return
@@ -253,9 +279,9 @@ class Session:
         self._block = None
         getattr(self, "_finish_" + name.lower())(lines, t)
 
-    def _position_from_block(self, lines: list[str]) -> Optional[tuple[Position, list[str]]]:
-        if self.pos is None:
-            self.out.send("ERROR BOARD before START")
+    def _position_from_block(self, name: str, lines: list[str]) -> Optional[tuple[Position, list[str]]]:
+        game = self._game(name)
+        if game is None:
             return None
         fields = []
         warnings = []
@@ -266,42 +292,45 @@ class Session:
             else:
                 fields.append(f)
         try:
-            pos, more = Position.from_fields(self.pos.width, self.pos.height, fields)
+            pos, more = Position.from_fields(game.width, game.height, fields)
         except PositionError as exc:
             self.out.send(f"ERROR {exc}")
             return None
         return pos, warnings + more
 
     def _finish_board(self, lines: list[str], t: float) -> None:
-        got = self._position_from_block(lines)
+        got = self._position_from_block("BOARD", lines)
         if got is None:
             return
         self.pos, warnings = got
         self._request_move(t, warnings)
 
     def _finish_yxboard(self, lines: list[str], t: float) -> None:
-        got = self._position_from_block(lines)
+        got = self._position_from_block("YXBOARD", lines)
         if got is not None:
             self.pos = got[0]
 
     def _finish_swap2board(self, lines: list[str], t: float) -> None:
-        if self.pos is None:
-            self.out.send("ERROR SWAP2BOARD before START")
+        game = self._game("SWAP2BOARD")
+        if game is None:
             return
         stones = [parse_coord(text) for text in lines]
         try:
-            swap2.check_stones(self.pos.width, self.pos.height, stones)
+            swap2.check_stones(game.width, game.height, stones)
         except ValueError as exc:
             self.out.send(f"ERROR {exc}")
             return
-        pos = Position.empty(self.pos.width, self.pos.height)
+        pos = Position.empty(game.width, game.height)
         for xy in stones:
             assert xy is not None
             pos.play(*xy)
         self.pos = pos
-        fallback = swap2.quick_answer(pos, self.rule, self._effect_for)
+        rule = self.rule
+        fallback = swap2.quick_answer(pos, rule, self._effect_for)
         req = self._new_request(t, fallback)
-        run_request(req, lambda r: swap2.decide(r, pos.copy(), self.rule, self.loader, self._effect_for))
+        self._tell(req, pos, rule)
+        run_request(req, self._telling(pos, rule,
+                                       lambda r: swap2.decide(r, pos.copy(), rule, self.loader, self._effect_for)))
 
     def _effect_for(self, moves: list[tuple[int, int]]) -> Callable[[], None]:
         """Effect applied when an answer goes out: our stones enter the game record."""
@@ -337,7 +366,39 @@ class Session:
         req = self._new_request(t, (format_move(fb), self._effect_for([fb]), []), warnings)
         snapshot = pos.copy()
         rule = self.rule
-        run_request(req, lambda r: self._think_job(r, snapshot, rule))
+        self._tell(req, snapshot, rule)
+        run_request(req, self._telling(snapshot, rule, lambda r: self._think_job(r, snapshot, rule)))
+
+    def _tell(self, req: MoveRequest, pos: Position, rule: Rule) -> None:
+        """Put the net/evaluator notices for this game (EngineLoader.notices) before the
+        answer to `req`, once per board size and rule in this process: a manager hears why
+        the net it named is not playing before the first move it does not play, and again
+        when INFO rule or a new START changes the game. Nothing while the engine is still
+        loading (the net's claims are not known yet): the job asks again once it has run."""
+        key = (pos.width, pos.height, rule.label)
+        with self._lock:
+            if key in self._told:
+                return
+            try:
+                notices = self.loader.notices(pos.width, pos.height, rule.label)
+            except Exception as exc:  # noqa: BLE001 - a notice must never cost the move
+                print(f"net notice failed: {exc}")
+                notices = []
+            if notices is None:
+                return
+            if not notices or req.add_messages(notices):
+                self._told.add(key)
+
+    def _telling(self, pos: Position, rule: Rule,
+                 job: Callable[[MoveRequest], Optional[Answer]]) -> Callable[[MoveRequest], Optional[Answer]]:
+        """`job`, then `_tell` again: a move asked for while the engine loaded learns what
+        the net is only once the job has waited for the engine."""
+        def run(req: MoveRequest) -> Optional[Answer]:
+            try:
+                return job(req)
+            finally:
+                self._tell(req, pos, rule)
+        return run
 
     def _fallback_move(self, pos: Position) -> Optional[tuple[int, int]]:
         """The watchdog's move: the engine's static choice once everything is loaded (it knows

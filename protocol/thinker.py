@@ -48,6 +48,15 @@ class MoveRequest:
         self.set_budget(stop_now(self._budget, time.monotonic()))
         self.stop.set()
 
+    def add_messages(self, texts: Iterable[str]) -> bool:
+        """Print `texts` as MESSAGE lines before whichever answer goes out; False (and nothing
+        printed) when the answer is already out, so the caller can say it with a later one."""
+        with self.out.lock:
+            if self.answered_by is not None or self.out.closed:
+                return False
+            self._messages.extend(texts)
+        return True
+
     def set_fallback(self, fallback: Answer) -> None:
         self._fallback = fallback
 

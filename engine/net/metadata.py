@@ -139,3 +139,48 @@ def read_metadata(path: str) -> Optional[dict[str, str]]:
     from .evaluator import open_session
     sess = open_session(path, threads=1)
     return dict(sess.get_modelmeta().custom_metadata_map)
+
+
+_COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+
+
+def _count(n: int) -> str:
+    return _COUNT_WORDS.get(n, str(n))
+
+
+def _boards_text(sizes: list[int]) -> str:
+    s = sorted(set(sizes))
+    return f"{s[0]}x{s[0]}" if len(s) == 1 else f"boards {_format_sizes(s)}"
+
+
+def describe_net(info: NetInfo) -> str:
+    """What a net is, for a person who picked the wrong one: 'a freestyle net (two players,
+    five in a row, trained on 15x15)'. Rules, players, win length and board sizes are the four
+    things a net is trained for and can be wrong about, so all four are always named."""
+    rules = "/".join(info.rules) or "no-rule"
+    article = "an" if rules[0] in "aeiou" else "a"
+    return (f"{article} {rules} net ({_count(info.players)} players, {_count(info.win_length)} in a row, "
+            f"trained on {_boards_text(info.board_sizes)})")
+
+
+def net_fits_game(info: NetInfo, rule: str, width: int, height: int, win_length: int = 5, players: int = 2,
+                  name: str = "the net", allow_any_size: bool = False) -> Optional[str]:
+    """None when the net was trained for this game, else one line saying what the net is and
+    what the game is: 'net X.onnx is a freestyle net (two players, five in a row, trained on
+    15x15); this game is renju 15x15'.
+
+    The brain, play, match and train all ask this before a game, so that a net that cannot
+    serve the game is reported the same way everywhere (each caller adds what it does about it:
+    the brain plays its classical engine). `rule` is a rule label (Rule.label); the game's
+    player count and win length are named only where they differ from the net's, the rule and
+    board always. `allow_any_size` is for callers that let a net play a size it did not train
+    on (fully convolutional nets do), which then fits on rule, players and win length alone."""
+    sized = allow_any_size or (width in info.board_sizes and height in info.board_sizes)
+    if players == info.players and win_length == info.win_length and rule in info.rules and sized:
+        return None
+    game = f"{rule} {width}x{height}"
+    if players != info.players:
+        game += f", {_count(players)} players"
+    if win_length != info.win_length:
+        game += f", {_count(win_length)} in a row"
+    return f"{name} is {describe_net(info)}; this game is {game}"
