@@ -71,7 +71,8 @@ def test_three_player_nets_play_and_two_player_nets_are_refused(tmp_path):
     assert "Score of flat3 vs pure-mcts-20" in p.stderr
     net2 = uniform_net(str(tmp_path / "flat2.onnx"), players=2, win_length=4, sizes=(6,))
     p = run_match(net2, "pure-mcts:20", "--size", "6", "--win", "4", cwd=tmp_path)
-    assert p.returncode == 1 and "a 2-player net cannot play a 3-player game" in p.stderr
+    assert p.returncode == 1 and "is a freestyle net (two players, four in a row" in p.stderr
+    assert "this game is 3 players, 4 in a row" in p.stderr
 
 
 @pytest.mark.parametrize("args,message", [

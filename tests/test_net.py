@@ -83,14 +83,14 @@ def test_not_an_onnx_file_is_refused(tmp_path):
 def test_a_five_in_a_row_net_is_refused_for_four_in_a_row(tmp_path):
     from gomoku.engine.mcts.search import MCTS
     net = NetEvaluator.load(uniform_net(str(tmp_path / "u.onnx"), win_length=5, sizes=(6,)))
-    with pytest.raises(NetFormatError, match="trained for 5 in a row, the game is 4 in a row"):
+    with pytest.raises(NetFormatError, match=r"five in a row, trained on 6x6\); this game is freestyle 6x6, four in a"):
         MCTS(6, 6, win_length=4, evaluator=net)
-    with pytest.raises(NetFormatError, match="not standard"):
+    with pytest.raises(NetFormatError, match="this game is standard 6x6"):
         MCTS(6, 6, rule=1, evaluator=net)
-    with pytest.raises(NetFormatError, match="2-player net"):
+    with pytest.raises(NetFormatError, match=r"\(two players, .*this game is freestyle 6x6, three players"):
         MCTS(6, 6, players=3, evaluator=net)
     net.info.check_game(6, 6, "freestyle")
-    with pytest.raises(NetFormatError, match="not 9x9"):
+    with pytest.raises(NetFormatError, match="trained on 6x6\); this game is freestyle 9x9"):
         net.info.check_game(9, 9, "freestyle")
 
 

@@ -399,10 +399,10 @@ def _make_mcts_player(spec: PlayerSpec, win_length: int = 5, players: int = 2) -
         net = NetEvaluator.load(spec.arg or "", threads=int(o.get("threads", 1)))
     except NetFormatError as exc:
         raise SpecError(str(exc)) from None
-    if net.info.win_length != win_length:
-        raise SpecError(f"{spec.arg}: trained for {net.info.win_length} in a row, the game is {win_length} in a row")
-    if net.info.players != players:
-        raise SpecError(f"{spec.arg}: a {net.info.players}-player net cannot play a {players}-player game")
+    if net.info.win_length != win_length or net.info.players != players:
+        from gomoku.engine.net.metadata import describe_net
+        raise SpecError(f"{spec.arg} is {describe_net(net.info)}; this game is {players} players, {win_length} "
+                        "in a row")
     cfg = MCTSConfig(playouts=int(o.get("playouts", 800)), **common)
     return MCTSPlayer(cfg, net, name=spec.name, seed=seed, win_length=net.info.win_length,
                       players=net.info.players, use_solver=o.get("solver", "on") == "on")

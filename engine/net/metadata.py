@@ -111,17 +111,12 @@ class NetInfo:
 
     def check_game(self, width: int, height: int, rule_label: str, win_length: int = 5, players: int = 2,
                    allow_any_size: bool = False, source: str = "net") -> None:
-        """Refuse (NetFormatError, one line) a game this net was not trained for."""
-        if players != self.players:
-            raise NetFormatError(f"{source}: a {self.players}-player net cannot play a {players}-player game")
-        if win_length != self.win_length:
-            raise NetFormatError(f"{source}: trained for {self.win_length} in a row, "
-                                 f"the game is {win_length} in a row")
-        if rule_label not in self.rules:
-            raise NetFormatError(f"{source}: trained for {', '.join(self.rules)}, not {rule_label}")
-        if not allow_any_size and (width not in self.board_sizes or height not in self.board_sizes):
-            raise NetFormatError(f"{source}: trained for boards {_format_sizes(self.board_sizes)}, "
-                                 f"not {width}x{height}")
+        """Refuse (NetFormatError, one line: what the net is, what the game is) a game this net
+        was not trained for; the words are `net_fits_game`'s, the same in every command."""
+        why = net_fits_game(self, rule_label, width, height, win_length, players, name=source,
+                            allow_any_size=allow_any_size)
+        if why:
+            raise NetFormatError(why)
 
     def coverage(self) -> str:
         """The games it plays, for people: '15x15 freestyle/standard' or '8-12 freestyle'."""
