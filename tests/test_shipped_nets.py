@@ -117,3 +117,22 @@ def test_battery_run_again_agrees_with_the_record(name: str, entry: dict) -> Non
     got = [(r.check, r.rule, r.size, r.status) for r in report.results]
     recorded = [(c["check"], c["rule"], c["size"], c["status"]) for c in entry["sanity"]["checks"]]
     assert got == recorded, f"{name}: {report.summary()}"
+
+
+@pytest.mark.parametrize("name, entry", _all_nets(), ids=[n for n, _ in _all_nets()])
+def test_the_net_says_where_it_was_trained_as_the_manifest_does(name: str, entry: dict) -> None:
+    """`gomoku info` shows the net's provenance: its run folder is the manifest command's, and
+    neither holds a path of the machine that trained it."""
+    import json
+    import re
+
+    from gomoku.engine.net.metadata import read_metadata
+    pytest.importorskip("torch")
+    from gomoku.train.checkpoint import checkpoint_meta
+    prov = json.loads(read_metadata(str(WEIGHTS / entry["file"]))["provenance"])
+    run = re.search(r"--run[ =](\S+)", entry["training"]["command"]).group(1)
+    assert run == f"runs/{prov['run']}"
+    assert f"--run runs/{prov['run']}" in prov["command"]
+    for text in (prov["command"], entry["training"]["command"],
+                 json.dumps(checkpoint_meta(WEIGHTS / entry["checkpoint"]))):
+        assert not re.search(r"(^|[ =\"])/(work|home|tmp|root|Users)/", text), text

@@ -148,6 +148,12 @@ def test_checker_reports_each_disagreement(tmp_path: Path) -> None:
 TINY = ["--board", "7", "--generations", "1", "--games-per-gen", "2", "--parallel-games", "2", "--playouts", "8",
         "--workers", "1", "--updates", "1", "--batch", "16", "--eval-games", "0", "--ladder-games", "0",
         "--classical-games", "0", "--plain"]
+#: a tiny run that continues the shipped 5x5 net for one small update, so its net still passes
+#: the sanity battery that `gomoku ship` runs
+TINY5 = ["--board", "5", "--win", "4", "--generations", "1", "--games-per-gen", "2", "--parallel-games", "2",
+         "--playouts", "8", "--workers", "1", "--updates", "1", "--batch", "16", "--eval-games", "0",
+         "--ladder-games", "0", "--classical-games", "0", "--plain",
+         "--init", str(Path(__file__).resolve().parents[1] / "weights" / "5x5k4-skip3.safetensors")]
 
 
 def _env() -> dict[str, str]:
@@ -170,12 +176,20 @@ def _one_line_error(result: Any, text: str) -> None:
 
 @pytest.mark.slow
 def test_ship_a_tiny_run_end_to_end(tmp_path: Path) -> None:
-    run, weights = tmp_path / "run", tmp_path / "weights"
-    made = _gomoku("train", *TINY, "--arch", "b1c8", "--run", str(run))
+    """Two tiny runs through the CLI: an untrained 7x7 net is refused (it fails the sanity
+    battery), a 5x5 run that continues the shipped 5x5 net for one update ships."""
+    raw, weights = tmp_path / "raw", tmp_path / "weights"
+    made = _gomoku("train", *TINY, "--arch", "b1c8", "--run", str(raw))
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
+    _one_line_error(_ship(str(raw), "x", "--weights", str(weights)), "refused to ship")
+    assert not weights.exists()
+
+    run = tmp_path / "run"
+    made = _gomoku("train", *TINY5, "--run", str(run))
     assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
     config = json.loads((run / "config.json").read_text())
     state = json.loads((run / "state.json").read_text())
-    assert config["command"].startswith("gomoku train --board 7 "), config["command"]
+    assert config["command"].startswith("gomoku train --board 5 "), config["command"]
 
     # refusals, one line each, before anything is written
     _one_line_error(_ship(str(tmp_path / "nowhere"), "x", "--weights", str(weights)), "no such run folder")
@@ -193,42 +207,44 @@ def test_ship_a_tiny_run_end_to_end(tmp_path: Path) -> None:
     assert not weights.exists()
 
     # ship with a figure
-    fig = "random|2-0-0 (100 %)|gomoku match weights/tiny7.onnx random -n 2 --size 7"
-    out = _ship(str(run), "tiny7", "--weights", str(weights), "--strength", fig)
+    fig = "random|2-0-0 (100 %)|gomoku match weights/tiny5.onnx random -n 2 --size 5 --win 4"
+    out = _ship(str(run), "tiny5", "--weights", str(weights), "--strength", fig)
     assert out.exit_code == 0, out.output
-    assert "shipped" in out.output and "b1c8" in out.output
+    assert "shipped" in out.output and "skip3" in out.output
     nets = read_manifest(weights)
-    entry = nets["tiny7"]
+    entry = nets["tiny5"]
     assert (entry["arch"], entry["players"], entry["win_length"], entry["rules"], entry["board_sizes"]) == \
-        ("b1c8", 2, 5, ["freestyle"], [7])
+        ("skip3", 2, 4, ["freestyle"], [5])
+    assert entry["sanity"]["passed"] is True
     t = entry["training"]
     # the run's command, with the machine's run folder written as runs/NAME
-    assert t["command"] == config["command"].replace(f"--run {run}", "--run runs/tiny7"), (t, config)
+    assert t["command"] == config["command"].replace(f"--run {run}", "--run runs/run").replace(
+        TINY5[-1], "weights/5x5k4-skip3.safetensors"), (t, config)
     assert str(run) not in t["command"] and t["device"] == "cpu" and "cores" in t["hardware"]
     # the hardware is what the run recorded for that generation, the machine that trained it
     assert t["hardware"] == read_metrics(run / "metrics.jsonl")[-1]["hardware"] == hardware()
     assert (t["generations"], t["best_generation"], t["games"], t["steps"]) == (1, 1, 2, state["step"])
     assert t["positions"] == state["positions"] > 0 and 0 <= t["wall_seconds"] <= state["elapsed"] + 1
     assert entry["strength"] == [{"opponent": "random", "result": "2-0-0 (100 %)",
-                                  "command": "gomoku match weights/tiny7.onnx random -n 2 --size 7",
+                                  "command": "gomoku match weights/tiny5.onnx random -n 2 --size 5 --win 4",
                                   "sha256": entry["sha256"]}]
-    assert_shipped(weights, "tiny7", entry)
+    assert_shipped(weights, "tiny5", entry)
     assert entry["checkpoint_bytes"] < (run / "ckpt" / "gen00001.safetensors").stat().st_size / 2
 
     # a figure alone, then the same run shipped again: same bytes, figures kept, stable text
-    more = _ship("tiny7", "--weights", str(weights), "--strength", "pure-mcts:8|1-1-0 (50 %)|gomoku match a b")
+    more = _ship("tiny5", "--weights", str(weights), "--strength", "pure-mcts:8|1-1-0 (50 %)|gomoku match a b")
     assert more.exit_code == 0, more.output
     text = (weights / MANIFEST_NAME).read_text()
-    again = _ship(str(run), "tiny7", "--weights", str(weights))
+    again = _ship(str(run), "tiny5", "--weights", str(weights))
     assert again.exit_code == 0, again.output
     assert (weights / MANIFEST_NAME).read_text() == text
-    assert len(read_manifest(weights)["tiny7"]["strength"]) == 2
+    assert len(read_manifest(weights)["tiny5"]["strength"]) == 2
 
     # the shipped net loads and plays
-    info = _gomoku("info", "--json", str(weights / "tiny7.onnx"), timeout=120)
+    info = _gomoku("info", "--json", str(weights / "tiny5.onnx"), timeout=120)
     assert info.returncode == 0, info.stderr
-    assert json.loads(info.stdout)["board_sizes"] == "7"
-    game = _gomoku("match", f"{weights / 'tiny7.onnx'}:playouts=8", "random", "-n", "1", "--size", "7",
+    assert json.loads(info.stdout)["board_sizes"] == "5"
+    game = _gomoku("match", f"{weights / 'tiny5.onnx'}:playouts=8", "random", "-n", "1", "--size", "5", "--win", "4",
                    "-o", "none", "--seed", "1", "--json", str(tmp_path / "m.json"), timeout=200)
     assert game.returncode == 0, game.stderr
     assert json.loads((tmp_path / "m.json").read_text())["games"] == 1
@@ -236,21 +252,24 @@ def test_ship_a_tiny_run_end_to_end(tmp_path: Path) -> None:
     # gomoku train --init continues from the weights-only checkpoint: a new run of the shipped net
     from gomoku.train.checkpoint import load_checkpoint
     run2 = tmp_path / "run2"
-    cont = _gomoku("train", *TINY, "--init", str(weights / "tiny7.safetensors"), "--run", str(run2))
+    cont = _gomoku("train", *TINY5[:-2], "--init", str(weights / "tiny5.safetensors"), "--run", str(run2))
     assert cont.returncode == 0, cont.stdout[-2000:] + cont.stderr[-2000:]
-    assert json.loads((run2 / "config.json").read_text())["arch"] == "b1c8"
+    assert json.loads((run2 / "config.json").read_text())["arch"] == "skip3"
     start = load_checkpoint(run2 / "ckpt" / "gen00000.safetensors").model
-    shipped = load_checkpoint(weights / "tiny7.safetensors").model
+    shipped = load_checkpoint(weights / "tiny5.safetensors").model
     assert start.keys() == shipped.keys() and all(bool((start[k] == shipped[k]).all()) for k in start)
     assert json.loads((run2 / "state.json").read_text())["generation"] == 1
 
 
 def test_shipped_command_names_no_machine_path():
-    """The manifest's training command gives the run folder as runs/NAME, not where it was."""
-    from gomoku.train.ship import recorded_command
-    got = recorded_command("gomoku train train --board 6 --run /home/me/r6 --win 4", "6x6k4")
-    assert got == "gomoku train --board 6 --run runs/6x6k4 --win 4"
-    assert recorded_command("gomoku train --board 8 --run=/tmp/x", "n8") == "gomoku train --board 8 --run=runs/n8"
+    """The manifest's training command gives each run folder as runs/<its name>, the name the
+    net's own provenance gives, not where it lay."""
+    from gomoku.train.config import portable_command
+    got = portable_command("gomoku train train --board 6 --run /home/me/r6 --win 4 --distil /tmp/old/r5")
+    assert got == "gomoku train --board 6 --run runs/r6 --win 4 --distil runs/r5"
+    assert portable_command("gomoku train --board 8 --run=/tmp/x") == "gomoku train --board 8 --run=runs/x"
+    assert portable_command("gomoku train --board 8 --init /home/me/gomoku/weights/a.safetensors --seed 2") == \
+        "gomoku train --board 8 --init weights/a.safetensors --seed 2"
 
 
 def test_a_net_trained_elsewhere_ships_with_that_machine() -> None:

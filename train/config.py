@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -143,3 +144,40 @@ def check_same_run(old: RunConfig, new: RunConfig, run: Path) -> None:
         if a != b:
             raise RunError(f"{run}: this run trains {key}={a}, the command asks for {b} "
                            "(use another --run folder)")
+
+
+#: options whose value is a run folder: recorded as runs/<its name>, the name the net's provenance gives
+_RUN_FOLDER_OPTIONS = ("--run", "--distil")
+
+
+def _portable(option: str, value: str) -> str:
+    if option in _RUN_FOLDER_OPTIONS:
+        return f"runs/{Path(value).name}"
+    if option == "--init" and Path(value).parent.name == "weights":
+        return f"weights/{Path(value).name}"         # a shipped checkpoint, wherever weights/ lay
+    return value
+
+
+def portable_command(text: str) -> str:
+    """The training command as a net's provenance and the shipped manifest record it: each run
+    folder (--run, --distil) given as runs/<folder name>, since where it lay is a path of one
+    machine, and the folder's own name is what `gomoku info` shows as the run; a shipped
+    checkpoint given to --init as weights/<file>. Runs made before
+    the recording was fixed wrote the subcommand twice ('gomoku train train --board ...'); the
+    record says it once."""
+    doubled = "gomoku train train "
+    if text.startswith(doubled):
+        text = "gomoku train " + text[len(doubled):]
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        return text
+    out: list[str] = []
+    for i, word in enumerate(words):
+        option, eq, value = word.partition("=")
+        if eq and option.startswith("--"):
+            word = f"{option}={_portable(option, value)}"
+        elif i:
+            word = _portable(words[i - 1], word)
+        out.append(word)
+    return " ".join(shlex.quote(w) for w in out)

@@ -35,7 +35,7 @@ from gomoku.engine.search.learned_file import EVAL_SUFFIX, evaluator_path
 from .atomic import clean_temporaries, write_with
 from .bootstrap import classical_supported
 from .checkpoint import CheckpointError, checkpoint_meta, load_checkpoint, save_checkpoint
-from .config import RunConfig, RunError, RunState, check_same_run
+from .config import RunConfig, RunError, RunState, check_same_run, portable_command
 from .evaluate import (MatchOutcome, NMatchOutcome, beats, evaluation_blocker, net_spec, nplayer_games, play_match,
                        play_nmatch, pure_spec)
 from .export import export_evaluator, export_model, info_for
@@ -133,7 +133,7 @@ class TrainingRun:
         c = self.cfg
         return {"generation": g, "rules": c.rules, "board_sizes": sorted({c.width, c.height}),
                 "win_length": c.win_length, "seed": c.seed,
-                "provenance": {"command": c.command, "run": self.dir.name, "generation": g,
+                "provenance": {"command": portable_command(c.command), "run": self.dir.name, "generation": g,
                                "games": self.state.games, "steps": self.state.step,
                                "hours": round(self.elapsed() / 3600, 3),
                                "hardware": f"{self.hardware} ({c.device})"}}

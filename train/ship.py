@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shlex
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -22,7 +21,7 @@ from gomoku.weights.manifest import (CHECKPOINT_SUFFIX, NET_SUFFIX, add_figures,
 
 from .atomic import write_bytes
 from .checkpoint import Checkpoint, CheckpointError, encode, load_checkpoint
-from .config import RunConfig, RunError, RunState
+from .config import RunConfig, RunError, RunState, portable_command
 from .hardware import trained_on
 from .export import ExportError, model_from_checkpoint, verify
 from .metrics import read_metrics
@@ -34,34 +33,6 @@ RUN_ONLY_META = ("lr_mult",)
 
 class ShipError(ValueError):
     """A run or weights folder that cannot be shipped from or to; one line."""
-
-
-def recorded_command(text: str, name: str) -> str:
-    """The training command as the run recorded it, with its run folder given as runs/NAME:
-    the folder it was trained in is a path of one machine, which has no place in a shipped
-    manifest. Runs made before the recording was fixed wrote the subcommand twice
-    ('gomoku train train --board ...'); the manifest says it once."""
-    doubled = "gomoku train train "
-    if text.startswith(doubled):
-        text = "gomoku train " + text[len(doubled):]
-    try:
-        words = shlex.split(text)
-    except ValueError:
-        return text
-    out: list[str] = []
-    skip = False
-    for word in words:
-        if skip:
-            out.append(f"runs/{name}")
-            skip = False
-        elif word == "--run":
-            out.append(word)
-            skip = True
-        elif word.startswith("--run="):
-            out.append(f"--run=runs/{name}")
-        else:
-            out.append(word)
-    return " ".join(shlex.quote(w) for w in out)
 
 
 def _run_files(run: Path) -> tuple[RunConfig, RunState, dict[str, Any], Path, Path]:
@@ -125,7 +96,7 @@ def ship_run(run_dir: str | os.PathLike, name: str, folder: str | os.PathLike,
                       meta={k: v for k, v in ck.meta.items() if k not in RUN_ONLY_META})
     net_bytes, ck_bytes = net_src.read_bytes(), encode(slim)
     training: dict[str, Any] = {
-        "command": recorded_command(cfg.command, name),
+        "command": portable_command(cfg.command),
         "generations": state.generation,
         "best_generation": state.best,
         "games": int(record.get("games_total", 0)),
