@@ -7,7 +7,8 @@ context manager::
         brain.new_game(15, 15, Rule.FREESTYLE)
         result = brain.play(board, Limit(turn_time=1.0))
 
-What it does, following what the real managers do (docs/piskvork-protocol.md §2-§4):
+What it does, following what the real managers (Piskvork, c-gomoku-cli) do with the protocol
+(https://plastovicka.github.io/protocl2en.htm; the brain side is in docs/protocol.md):
 
 * spawn the process in its own session (so the whole tree can be killed), with the
   executable's folder as working directory like c-gomoku-cli; stderr goes to /dev/null;

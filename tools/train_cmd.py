@@ -65,8 +65,8 @@ def _command_line() -> str:
                    "in every generation's games).")
 @click.option("--batch", "batch_size", type=click.IntRange(1), default=512, help="Positions per training update.")
 @click.option("--updates", "updates_per_gen", type=click.IntRange(1), default=20,
-              help="Training updates (optimizer steps of --batch positions) per generation; the view's "
-                   "'step' counts them over the whole run.")
+              help="Training updates per generation: each draws one --batch and takes up to 5 optimiser "
+                   "steps on it; the view's 'step' counts optimiser steps over the whole run.")
 @click.option("--window", type=click.IntRange(1), default=50_000, help="Positions in the replay window.")
 @click.option("--eval-games", type=click.IntRange(0), default=20,
               help="Gating games against the best net (0: always replace; 3-4 players: whole cycles of 2 x players).")
