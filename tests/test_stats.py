@@ -48,10 +48,21 @@ def test_elo_hand_values():
     assert stats.draw_ratio(1, 1, 2) == 0.5
 
 
-def test_phi_inv_accuracy():
-    assert stats._phi_inv(0.975) == pytest.approx(1.959963985, abs=1e-8)
-    assert stats._phi_inv(0.5) == pytest.approx(0.0, abs=1e-12)
-    assert stats._phi_inv(0.01) == pytest.approx(-2.326347874, abs=1e-8)
+def test_two_sided_z_is_the_normal_quantile():
+    # the tabled 95 %, 98 % and 99 % two-sided quantiles, to 1e-9
+    assert stats._two_sided_z(0.95) == pytest.approx(1.959963985, abs=1e-9)
+    assert stats._two_sided_z(0.98) == pytest.approx(2.326347874, abs=1e-9)
+    assert stats._two_sided_z(0.99) == pytest.approx(2.575829304, abs=1e-9)
+    assert stats._two_sided_z(0.0) == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError):
+        stats._two_sided_z(1.0)
+
+
+def test_intervals_keep_the_values_of_the_rational_approximation():
+    # figures of the former hand-written quantile (Acklam's approximation + one Newton step)
+    assert stats.elo_error(30, 20, 7) == pytest.approx(87.59648337, abs=1e-6)
+    lo, hi = stats.score_interval(10, 0, 0)
+    assert (lo, hi) == (pytest.approx(0.722467, abs=1e-6), 1.0)
 
 
 @pytest.mark.parametrize(

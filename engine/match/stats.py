@@ -15,40 +15,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Optional
 
+_STANDARD_NORMAL = NormalDist()
 
-def _phi_inv(p: float) -> float:
-    """Inverse of the standard normal CDF (Acklam's rational approximation, |err| < 1.2e-9
-    after one Newton step), so we need no scipy."""
-    if not 0.0 < p < 1.0:
-        raise ValueError("p must be in (0, 1)")
-    a = [-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-         1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00]
-    b = [-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-         6.680131188771972e+01, -1.328068155288572e+01]
-    c = [-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-         -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00]
-    d = [7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-         3.754408661907416e+00]
-    plow = 0.02425
-    if p < plow:
-        q = math.sqrt(-2 * math.log(p))
-        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / \
-            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
-    elif p <= 1 - plow:
-        q = p - 0.5
-        r = q * q
-        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / \
-            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
-    else:
-        q = math.sqrt(-2 * math.log(1 - p))
-        x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / \
-            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
-    # one Newton refinement step
-    e = 0.5 * math.erfc(-x / math.sqrt(2)) - p
-    u = e * math.sqrt(2 * math.pi) * math.exp(x * x / 2)
-    return x - u / (1 + x * u / 2)
+
+def _two_sided_z(confidence: float) -> float:
+    """The normal quantile that leaves (1 - confidence) / 2 in each tail: the standard
+    library's inverse CDF, so no scipy and no hand-written approximation."""
+    return _STANDARD_NORMAL.inv_cdf(1 - (1 - confidence) / 2)
 
 
 def score(wins: int, losses: int, draws: int) -> float:
@@ -88,7 +64,7 @@ def elo_error(wins: int, losses: int, draws: int, confidence: float = 0.95) -> f
     mu = w + d / 2
     var = w * (1 - mu) ** 2 + l * (0 - mu) ** 2 + d * (0.5 - mu) ** 2
     stdev = math.sqrt(var) / math.sqrt(n)
-    z = _phi_inv(1 - (1 - confidence) / 2)
+    z = _two_sided_z(confidence)
     mu_max, mu_min = mu + z * stdev, mu - z * stdev
     if not 0 < mu_min < mu_max < 1:
         return math.nan if stdev == 0 else math.inf
@@ -196,7 +172,7 @@ def score_interval(wins: int, losses: int, draws: int, confidence: float = 0.95)
     if n == 0:
         return 0.0, 1.0
     mu = score(wins, losses, draws)
-    z = _phi_inv(1 - (1 - confidence) / 2)
+    z = _two_sided_z(confidence)
     centre = (mu + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(max(0.0, mu * (1 - mu)) / n + z * z / (4 * n * n))
     return max(0.0, centre - half), min(1.0, centre + half)
