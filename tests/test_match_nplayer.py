@@ -12,7 +12,7 @@ import pytest
 
 from gomoku.engine.limits import Limit, PlayResult
 from gomoku.engine.match.nplayer import NGameSettings, NMatch, play_ngame, seatings
-from gomoku.engine.mcts.nboard import NBoard, NBoardError
+from gomoku.engine.game.nboard import NBoard, NBoardError
 from netfiles import uniform_net
 
 GOMOKU = Path(sys.executable).parent / "gomoku"

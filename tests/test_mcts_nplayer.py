@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gomoku.engine.mcts import tree as T
-from gomoku.engine.mcts.board import direction_steps, flat_to_padded, new_cells, wins_at
+from gomoku.engine.game.cells import direction_steps, flat_to_padded, new_cells, wins_at
 from gomoku.engine.mcts.search import MCTS, MCTSConfig
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gomoku.engine.mcts.board import direction_steps, flat_to_padded, new_cells, wins_at
+from gomoku.engine.game.cells import direction_steps, flat_to_padded, new_cells, wins_at
 from gomoku.engine.mcts.selfplay import SelfPlayConfig, play_games
 from gomoku.engine.net.evaluator import NetEvaluator
 

@@ -25,7 +25,7 @@ import numpy as np
 from gomoku.engine.game.rules import parse_rule
 from gomoku.engine.match.nplayer import (DRAW_POINTS, LOSS_POINTS, WIN_POINTS, NGameResult, NGameSettings, NMatch,
                                          NMatchSummary)
-from gomoku.engine.mcts.nboard import NBoardError, check_game
+from gomoku.engine.game.nboard import NBoardError, check_game
 from gomoku.engine.mcts.selfplay import central_cells
 
 #: seed 004: "the higher one is regarded as having higher performance": A beats B when A's

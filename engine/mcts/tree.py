@@ -32,10 +32,10 @@ from numba import njit
 
 from ..net.planes import fill_planes
 from ..numba_cache import drop_stale_cache
-from .board import is_legal, has_stone_within, winning_cells, wins_at
+from ..game.cells import is_legal, has_stone_within, winning_cells, wins_at
 
 # the jitted code here embeds these modules' functions (see numba_cache.drop_stale_cache)
-drop_stale_cache(__file__, ('game.core', 'game.patterns', 'mcts.board', 'net.planes'))
+drop_stale_cache(__file__, ('game.core', 'game.patterns', 'game.cells', 'net.planes'))
 
 # params[] slots (float64 array handed to every jitted call)
 P_WIDTH, P_HEIGHT, P_STRIDE, P_PLAYERS, P_WIN, P_RULE, P_SELECT, P_CPUCT, P_FPU, P_RADIUS, P_DRAW = range(11)
@@ -103,7 +103,7 @@ def node_bytes(players: int) -> int:
 
 def new_forest(width: int, height: int, players: int, trees: int, nodes_per_tree: int,
                seed: int = 1) -> Forest:
-    from .board import direction_steps, flat_to_padded, new_cells, padded_size
+    from ..game.cells import direction_steps, flat_to_padded, new_cells, padded_size
     m = trees * nodes_per_tree
     n = padded_size(width, height)
     board = flat_to_padded(width, height)

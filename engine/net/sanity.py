@@ -41,7 +41,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from ..game.rules import Rule, parse_rule
-from ..mcts.board import direction_steps, flat_to_padded, is_legal, new_cells, winning_cells, wins_at
+from ..game.cells import direction_steps, flat_to_padded, is_legal, new_cells, winning_cells, wins_at
 from ..mcts.search import MCTSConfig
 
 #: bump when a position, a pass rule or a playout count changes: records of older batteries
@@ -428,7 +428,7 @@ def _board(pos: Position):
         from ..game.board import Board
         b = Board(pos.width, pos.height, pos.rule)
     else:
-        from ..mcts.nboard import NBoard
+        from ..game.nboard import NBoard
         b = NBoard(pos.width, pos.height, pos.players, pos.win_length, pos.rule)
     for x, y in pos.moves:
         b.play(x, y)

@@ -1,6 +1,8 @@
-"""The k-in-a-row board MCTS plays on: any number of players, win length 4 or 5, every rule.
+"""The k-in-a-row cells every game of two or more seats is judged on: any number of players,
+win length 4 or 5, every rule. The tree search plays on them, and the n-seat board and the
+referee judge moves with the same `wins_at`, so search and referee never disagree on a win.
 
-The alpha-beta core (`engine.core`) keeps incremental line patterns for two players and five
+The alpha-beta core (`engine.game.core`) keeps incremental line patterns for two players and five
 in a row, which pays off at millions of nodes per second but does not describe three players
 or four in a row. A tree search touches far fewer positions, each with a fresh line scan, so
 here a position is just its cells, in the core's padded layout (`core.PAD` wall cells around
@@ -21,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..game.core import PAD, is_forbidden_at
+from .core import PAD, is_forbidden_at
+from .rules import Rule
 from ..numba_cache import drop_stale_cache
-from ..game.rules import Rule
 
 # the jitted code here embeds these modules' functions (see numba_cache.drop_stale_cache)
 drop_stale_cache(__file__, ('game.core', 'game.patterns'))
