@@ -16,7 +16,7 @@ from ..game.core import PAD
 from ..game.rules import Rule
 from ..net.planes import plane_count
 from . import tree as T
-from .board import flat_to_padded
+from ..game.cells import flat_to_padded
 
 SELECT_RULES = {"puct": T.SELECT_PUCT, "ucb1": T.SELECT_UCB1, "plain": T.SELECT_PLAIN, "flat": T.SELECT_FLAT}
 #: memory for one player's tree when the caller gives no budget
@@ -147,7 +147,7 @@ class MCTS:
         self._noised = False
 
     def _set_cells(self, moves: list[int]) -> None:
-        from .board import new_cells
+        from ..game.cells import new_cells
         f = self.forest
         cells = new_cells(self.width, self.height, self.players)
         for i, m in enumerate(moves):

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..game.rules import Rule
 from . import tree as T
-from .board import flat_to_padded, new_cells, wins_at
+from ..game.cells import flat_to_padded, new_cells, wins_at
 from .search import SELECT_RULES, search_params
 
 
