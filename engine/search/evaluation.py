@@ -14,14 +14,24 @@ meetings apart (F3X2, B4F3). The side to move gets the larger weights because it
 first: its open three is one step from an open four, the opponent's is one step from being
 blocked.
 
-The tables are fitted, not guessed: `gomoku tune GAMES...` (gomoku.train.tuning, Texel's method)
-fits the logistic of this evaluation to game results over the positions the leaf scores, and
-`gomoku tune --scores FILE` to a stronger engine's judgement of positions (freestyle's tables,
-below, which play clearly better than the result-fitted ones).
-The common tables (renju and caro use them) are fitted to game results of our matches
-(`gomoku tune --holdout 0 GAMES`); they weigh classes only. The units are those of the first
-hand-set tables (each fit is scaled by their logistic K, ~960), so the search's margins keep
-their meaning.
+The tables are data, not code: engine/data/eval_tables.json, a tables file (the format
+`gomoku tune --out` writes and `classical:tables=FILE` reads), loaded here at import, one
+entry per rule. They are fitted, not guessed: `gomoku tune GAMES...` (engine.search.tuning,
+Texel's method) fits the logistic of this evaluation to game results over the positions the
+leaf scores, and `gomoku tune --scores FILE` to a stronger engine's judgement of positions.
+ - freestyle and standard are distilled from a stronger engine instead of fitted to results:
+   positions labelled with PentaZen's 200 ms search score turned into a win probability
+   (how: the files' headers). Game results say little per position (every position of a
+   game gets the same label); a teacher's score says what this position is worth. The four
+   files of each rule in tools/data (35572 freestyle, 29184 standard positions), `gomoku tune
+   --holdout 0 --scores F1 ... --scores F4 --out FILE` gives that rule's entry; what each file
+   holds and how the fits were chosen against the ones before them: docs/engine-history.md.
+ - renju, caro and caro5 share the common tables, fitted to game results of our matches
+   (`gomoku tune --holdout 0 GAMES`); they weigh classes only (their pattern and pair tables
+   are zero). A search given no rule uses them too.
+The units are those of the first hand-set tables (each fit is scaled by their logistic K,
+~960), so the search's margins keep their meaning. For the side to move, FIVE never reaches
+the evaluation and F4 only for renju black and caro (the leaf scores an open four as won).
 
 Class order (core.C_*): NONE, WEAK, F2, B3, F2X2, F3, B4, F3X2, B4F3, F4, FIVE.
 Pattern order (patterns.*): DEAD, OL, B1, F1, B2, F2, B3, F3, B4, F4, F5.
@@ -41,6 +51,7 @@ import numpy as np
 
 from gomoku.engine.game.core import C_FIVE, C_WEAK, NUM_CLASSES, NUM_PAIRS
 from gomoku.engine.game.patterns import B1, F5, NUM_PATTERNS
+from gomoku.engine.game.rules import NUM_RULES, Rule, parse_rule
 
 #: the entries of the tables the evaluation weighs: classes WEAK .. F4 (a cell of class NONE
 #: makes nothing; FIVE is decided before the evaluation is asked), line patterns B1 .. F4
@@ -49,36 +60,6 @@ from gomoku.engine.game.patterns import B1, F5, NUM_PATTERNS
 WEIGHED_CLASSES = slice(C_WEAK, C_FIVE)
 WEIGHED_PATTERNS = slice(B1, F5)
 WEIGHED_PAIRS = slice(1, NUM_PAIRS)
-
-#: weight per empty cell of each class, for the side to move (FIVE never reaches the
-#: evaluation, F4 only for renju black and caro: the leaf scores an open four as won)
-OWN_WEIGHTS = np.array([0, -9, 29, 61, 18, 177, 209, 523, 3472, 4000, 0], dtype=np.int32)
-#: weight per empty cell of each class, for the side that just moved (subtracted)
-OPP_WEIGHTS = np.array([0, -12, 20, 56, 14, 152, 219, 264, 1003, 635, 0], dtype=np.int32)
-
-#: standard (exactly five) has tables of its own, distilled like freestyle's (below) from the
-#: four standard files in tools/data (29184 positions): `gomoku tune --holdout 0 --scores F1
-#: --scores F2 --scores F3 --scores F4` gives these lines. How they were chosen against the
-#: fits before them: docs/engine-history.md.
-STANDARD_OWN_WEIGHTS = np.array([0, 5, 6, 14, 20, 73, 115, 52, 2473, 4000, 0], dtype=np.int32)
-STANDARD_OPP_WEIGHTS = np.array([0, 1, -6, 2, 28, 52, 117, 26, 658, 342, 0], dtype=np.int32)
-STANDARD_PATTERN_OWN = np.array([0, 0, 2, 3, 17, 8, 36, 53, 125, 0, 0], dtype=np.int32)
-STANDARD_PATTERN_OPP = np.array([0, 0, 1, 3, 19, 25, 23, 41, 119, 343, 0], dtype=np.int32)
-STANDARD_PAIR_OWN = np.array([0, -11, -15, -1, 33, 21, -2, 6, 97, 134, 78, 74, 172, 228, 52, 78, 100, 526, 639, 2473, 0, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
-STANDARD_PAIR_OPP = np.array([0, -13, -15, -13, 11, -23, 16, 25, 77, 98, 47, 87, 120, 113, 26, 95, 158, 368, 483, 658, 713, 215, 469, 482, 819, -41, 1010, 4105], dtype=np.int32)
-
-#: freestyle's tables are distilled from a stronger engine instead of fitted to results:
-#: positions labelled with PentaZen's 200 ms search score turned into a win probability (how:
-#: the files' headers). Game results say little per position (every position of a game gets
-#: the same label); a teacher's score says what this position is worth. The four freestyle
-#: files in tools/data (35572 positions), `gomoku tune --holdout 0 --scores F1 ... --scores F4`
-#: gives these lines; what each file holds and how the fit was chosen: docs/engine-history.md.
-FREESTYLE_OWN_WEIGHTS = np.array([0, 2, 10, 16, 0, 64, 96, 160, 2496, 4000, 0], dtype=np.int32)
-FREESTYLE_OPP_WEIGHTS = np.array([0, -2, 2, 5, -5, 45, 99, 56, 670, 292, 0], dtype=np.int32)
-FREESTYLE_PATTERN_OWN = np.array([0, 0, 3, 2, 17, 2, 36, 60, 106, 0, 0], dtype=np.int32)
-FREESTYLE_PATTERN_OPP = np.array([0, 0, 2, 2, 21, 15, 41, 46, 102, 293, 0], dtype=np.int32)
-FREESTYLE_PAIR_OWN = np.array([0, -10, -29, 7, 23, 51, -16, -12, 76, 84, 66, 62, 151, 257, 160, 61, 101, 451, 488, 2496, 0, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
-FREESTYLE_PAIR_OPP = np.array([0, -17, -31, -3, 15, 18, -13, -21, 38, 52, 48, 40, 91, 165, 56, 69, 154, 330, 404, 670, 532, 161, 436, 424, 633, 431, 252, -103], dtype=np.int32)
 
 
 class EvalTables(NamedTuple):
@@ -94,27 +75,8 @@ class EvalTables(NamedTuple):
     pair_opp: np.ndarray
 
 
-_NO_PATTERNS = np.zeros(NUM_PATTERNS, dtype=np.int32)
-_NO_PAIRS = np.zeros(NUM_PAIRS, dtype=np.int32)
-
-#: rule id (engine.rules.Rule) -> its own tables; renju and caro use the common ones (which
-#: weigh classes only)
-RULE_TABLES = {0: EvalTables(FREESTYLE_OWN_WEIGHTS, FREESTYLE_OPP_WEIGHTS,
-                             FREESTYLE_PATTERN_OWN, FREESTYLE_PATTERN_OPP,
-                             FREESTYLE_PAIR_OWN, FREESTYLE_PAIR_OPP),
-               1: EvalTables(STANDARD_OWN_WEIGHTS, STANDARD_OPP_WEIGHTS,
-                             STANDARD_PATTERN_OWN, STANDARD_PATTERN_OPP,
-                             STANDARD_PAIR_OWN, STANDARD_PAIR_OPP)}
-COMMON_TABLES = EvalTables(OWN_WEIGHTS, OPP_WEIGHTS, _NO_PATTERNS, _NO_PATTERNS, _NO_PAIRS, _NO_PAIRS)
-
 #: centi-stones per evaluation unit when reporting scores
 SCORE_SCALE = 1
-
-
-def tables(rule: Optional[int] = None) -> EvalTables:
-    """Fresh copies of the tables for `rule` (None: the common ones)."""
-    t = RULE_TABLES.get(rule, COMMON_TABLES)
-    return EvalTables(*(a.copy() for a in t))
 
 
 # ----------------------------------------------------------------------------- tables files
@@ -127,12 +89,14 @@ _SIZES = {"own": NUM_CLASSES, "opp": NUM_CLASSES, "pattern_own": NUM_PATTERNS, "
 
 
 def tables_to_json(by_rule: Mapping[int, EvalTables]) -> str:
-    """A tables file's text: per rule (by label) the six tables as integer lists."""
-    from gomoku.engine.game.rules import Rule
-    doc = {"format": TABLES_FORMAT, "version": TABLES_VERSION,
-           "rules": {Rule(r).label: {k: [int(v) for v in getattr(t, k)] for k in EvalTables._fields}
-                     for r, t in sorted(by_rule.items())}}
-    return json.dumps(doc, indent=1) + "\n"
+    """A tables file's text: per rule (by label) the six tables as integer lists, one line
+    each, so that a re-fitted rule shows in a diff as the lines it changed."""
+    blocks = []
+    for r, t in sorted(by_rule.items()):
+        rows = ",\n".join(f'   "{k}": {json.dumps([int(v) for v in getattr(t, k)])}' for k in EvalTables._fields)
+        blocks.append(f'  "{Rule(r).label}": {{\n{rows}\n  }}')
+    return (f'{{\n "format": "{TABLES_FORMAT}",\n "version": {TABLES_VERSION},\n "rules": {{\n'
+            + ",\n".join(blocks) + "\n }\n}\n")
 
 
 def save_tables(path: str | os.PathLike, by_rule: Mapping[int, EvalTables]) -> None:
@@ -155,7 +119,6 @@ def save_tables(path: str | os.PathLike, by_rule: Mapping[int, EvalTables]) -> N
 def load_tables(path: str | os.PathLike) -> dict[int, EvalTables]:
     """Read a tables file: rule id -> tables. Raises ValueError with one line for a person when
     the file is missing, unreadable or not a tables file of this version."""
-    from gomoku.engine.game.rules import parse_rule
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
@@ -186,3 +149,39 @@ def load_tables(path: str | os.PathLike) -> dict[int, EvalTables]:
             arrays.append(np.array(vals, dtype=np.int32))
         out[rule] = EvalTables(*arrays)
     return out
+
+
+# ----------------------------------------------------------------------------- the shipped tables
+
+#: the tables the engine plays with: one entry per rule (the module's docstring says where
+#: each comes from)
+TABLES_FILE = Path(__file__).resolve().parent.parent / "data" / "eval_tables.json"
+
+
+def _shipped(path: Path) -> dict[int, EvalTables]:
+    """The shipped tables file, which must give every rule its tables: a rule left out would
+    otherwise be searched with another rule's tables without a word."""
+    got = load_tables(path)
+    missing = [Rule(r).label for r in range(NUM_RULES) if r not in got]
+    if missing:
+        raise ValueError(f"{path}: no tables for {', '.join(missing)}")
+    return got
+
+
+#: rule id (engine.rules.Rule) -> its tables
+RULE_TABLES = _shipped(TABLES_FILE)
+#: the tables renju and caro share, and a search given no rule uses
+COMMON_TABLES = RULE_TABLES[Rule.RENJU]
+
+# the shipped arrays by the names notes and tests give them
+(FREESTYLE_OWN_WEIGHTS, FREESTYLE_OPP_WEIGHTS, FREESTYLE_PATTERN_OWN, FREESTYLE_PATTERN_OPP,
+ FREESTYLE_PAIR_OWN, FREESTYLE_PAIR_OPP) = RULE_TABLES[Rule.FREESTYLE]
+(STANDARD_OWN_WEIGHTS, STANDARD_OPP_WEIGHTS, STANDARD_PATTERN_OWN, STANDARD_PATTERN_OPP,
+ STANDARD_PAIR_OWN, STANDARD_PAIR_OPP) = RULE_TABLES[Rule.STANDARD]
+OWN_WEIGHTS, OPP_WEIGHTS = COMMON_TABLES.own, COMMON_TABLES.opp
+
+
+def tables(rule: Optional[int] = None) -> EvalTables:
+    """Fresh copies of the tables for `rule` (None: the common ones)."""
+    t = RULE_TABLES.get(rule, COMMON_TABLES)
+    return EvalTables(*(a.copy() for a in t))
