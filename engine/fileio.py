@@ -1,18 +1,25 @@
 """Writing files that matter: whole or not at all, into folders made on demand.
 
-A record or a results file half written by a crash (or by a full disk) is worse than none,
-so text goes to a temporary file beside the target, is flushed to disk and then renamed over
-it. Commands check their output paths before the first game with `check_writable`, so a
-typo costs a second, not a match.
+A record, a results file or a checkpoint half written by a crash (or by a full disk) is
+worse than none, so data goes to a temporary file beside the target, is flushed to disk and
+renamed over it, and the folder is flushed so the rename survives a power cut. Records,
+results, learned tables and the trainer's files (through `train.atomic`) all use
+`write_atomic_with`. Commands check their output paths before the first game with
+`check_writable`, so a typo costs a second, not a match.
 """
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
-from typing import Union
+from typing import Callable, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+#: Temporaries start with this (and end with ".tmp"), so a trainer resuming after kill -9
+#: can sweep a folder's leftovers with `clean_temporaries` without touching anything else.
+TMP_PREFIX = ".tmp-"
 
 
 def write_atomic(path: PathLike, text: str) -> None:
@@ -23,14 +30,27 @@ def write_atomic(path: PathLike, text: str) -> None:
 
 def write_atomic_bytes(path: PathLike, data: bytes) -> None:
     """Replace `path` with `data` atomically, creating missing parent folders. Raises OSError."""
-    p = Path(path)
-    if p.parent != Path(""):
-        p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
-    try:
-        with os.fdopen(fd, "wb") as f:
+    def _write(tmp: str) -> None:
+        with open(tmp, "wb") as f:
             f.write(data)
-            f.flush()
+    write_atomic_with(path, _write)
+
+
+def write_atomic_with(path: PathLike, writer: Callable[[str], None]) -> None:
+    """Replace `path` atomically with the file `writer(tmp_path)` writes whole at tmp_path,
+    creating missing parent folders; for libraries that insist on writing a path themselves
+    (onnx, matplotlib, torch). Raises OSError, or what `writer` raises.
+
+    The temporary lies beside the target (a rename across filesystems is not atomic), is
+    fsynced before the rename so the new name never points at unwritten blocks, and the
+    folder is fsynced after it so the rename itself survives a power cut."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{p.name}.", suffix=".tmp", dir=str(p.parent))
+    os.close(fd)
+    try:
+        writer(tmp)
+        with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
         os.replace(tmp, p)
     except BaseException:
@@ -39,6 +59,38 @@ def write_atomic_bytes(path: PathLike, data: bytes) -> None:
         except OSError:
             pass
         raise
+    _fsync_folder(p.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Flush a folder's entries; silently skipped where folders cannot be opened (Windows,
+    some network filesystems), since the rename before it is atomic all the same."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def clean_temporaries(folder: PathLike) -> int:
+    """Remove the temporaries a killed writer left in `folder` (not below it); returns how
+    many. Only for folders no other process is writing into at the time."""
+    p = Path(folder)
+    if not p.is_dir():
+        return 0
+    n = 0
+    for f in p.glob(TMP_PREFIX + "*"):
+        try:
+            f.unlink()
+            n += 1
+        except OSError:
+            pass
+    return n
 
 
 def append_text(path: PathLike, text: str) -> None:
