@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gomoku.engine.match.players import SpecError, make_player, parse_spec
-from gomoku.engine.mcts.search import MCTS, MCTSConfig
+from gomoku.engine.mcts.search import MCTS, MCTSConfig, choose_move
 
 GOMOKU = Path(sys.executable).parent / "gomoku"
 
@@ -79,7 +79,7 @@ def _draws(move_noise: float, n: int = 300) -> tuple[Counter, np.ndarray, int]:
     f = m.forest
     root = int(f.root[0])
     kids = np.arange(int(f.first[root]), int(f.first[root]) + int(f.nchild[root]))
-    picks = Counter(int(f.flat[f.move[m._choose(kids)]]) for _ in range(n))
+    picks = Counter(int(f.flat[f.move[choose_move(f, kids, m.rng, move_noise=move_noise)]]) for _ in range(n))
     return picks, r.visits, r.move
 
 
@@ -128,29 +128,29 @@ def test_flat_mc_plays_a_match_through_the_cli(tmp_path):
 
 def test_self_play_move_noise_reaches_unvisited_moves_only_when_on():
     from types import SimpleNamespace
-    from gomoku.engine.mcts.selfplay import SelfPlayConfig, _pick
+    from gomoku.engine.mcts.selfplay import SelfPlayConfig
     assert SelfPlayConfig(width=9, height=9).move_noise == 0.0
-    f = SimpleNamespace(solved=np.zeros(4, np.int8), prior=np.full(4, 0.25, np.float32))
+    f = SimpleNamespace(solved=np.zeros(4, np.int8), prior=np.full(4, 0.25, np.float32),
+                        visits=np.array([30, 10, 0, 0], np.int32))
     kids = np.arange(4)
-    vis = np.array([30.0, 10.0, 0.0, 0.0])
     rng = np.random.default_rng(0)
-    off = Counter(_pick(f, kids, vis, True, rng) for _ in range(400))
-    on = Counter(_pick(f, kids, vis, True, rng, move_noise=0.25, alpha=0.3) for _ in range(400))
+    off = Counter(choose_move(f, kids, rng, temperature=1.0) for _ in range(400))
+    on = Counter(choose_move(f, kids, rng, temperature=1.0, move_noise=0.25, noise_alpha=0.3) for _ in range(400))
     assert set(off) <= {0, 1} and off[0] > off[1]
     assert on[2] + on[3] > 0 and on[0] > on[1]
 
 
-def test_self_play_never_picks_a_proven_loss_when_an_unproven_move_is_left():
+def test_no_proven_loss_is_played_while_an_unproven_move_is_left():
     """The visited moves are all lost by force (solved == 1) and the one with the highest prior
-    too; the pick is the unvisited move nobody has proven lost, with noise or without."""
+    too; the pick is the unvisited move nobody has proven lost, at any temperature, with
+    noise or without."""
     from types import SimpleNamespace
-    from gomoku.engine.mcts.selfplay import _pick
-    f = SimpleNamespace(solved=np.array([1, 1, 0, 1], np.int8), prior=np.array([0.5, 0.3, 0.05, 0.15], np.float32))
+    f = SimpleNamespace(solved=np.array([1, 1, 0, 1], np.int8), prior=np.array([0.5, 0.3, 0.05, 0.15], np.float32),
+                        visits=np.array([20, 9, 0, 1], np.int32))
     kids = np.arange(4)
-    vis = np.array([20.0, 9.0, 0.0, 1.0])
     rng = np.random.default_rng(0)
-    assert {_pick(f, kids, vis, explore, rng) for explore in (True, False)} == {2}
-    assert {_pick(f, kids, vis, True, rng, move_noise=0.25, alpha=0.3) for _ in range(50)} == {2}
+    assert {choose_move(f, kids, rng, temperature=t) for t in (1.0, 0.0)} == {2}
+    assert {choose_move(f, kids, rng, temperature=1.0, move_noise=0.25, noise_alpha=0.3) for _ in range(50)} == {2}
 
 
 def test_self_play_target_is_the_visit_shares_unless_only_losses_were_visited():
@@ -158,8 +158,8 @@ def test_self_play_target_is_the_visit_shares_unless_only_losses_were_visited():
     from gomoku.engine.mcts.selfplay import _target
     kids = np.arange(4)
     f = SimpleNamespace(solved=np.zeros(4, np.int8), move=np.arange(4), flat=np.array([5, 6, 7, 8]))
-    noise_pick = _target(f, kids, np.array([6.0, 4.0, 0.0, 0.0]), 3, 9)     # move noise played cell 8
+    noise_pick = _target(f, kids, np.array([6.0, 4.0, 0.0, 0.0]), 8, 9)     # move noise played cell 8
     assert np.allclose(noise_pick, [0, 0, 0, 0, 0, 0.6, 0.4, 0, 0])
     f.solved = np.array([1, 1, 0, 1], np.int8)
-    only_losses = _target(f, kids, np.array([20.0, 9.0, 0.0, 1.0]), 2, 9)
+    only_losses = _target(f, kids, np.array([20.0, 9.0, 0.0, 1.0]), 7, 9)
     assert np.allclose(only_losses, np.eye(9)[7])

@@ -16,8 +16,7 @@ import numpy as np
 
 from ..game.rules import Rule
 from . import tree as T
-from ..game.cells import flat_to_padded, new_cells, wins_at
-from .search import SELECT_RULES, search_params
+from .search import ForestSearch, MCTSConfig
 
 
 @dataclass
@@ -75,7 +74,7 @@ class SelfPlayGame:
 
 
 class _Game:
-    __slots__ = ("moves", "policy", "recorded", "values", "no_resign", "would_resign", "target", "noised")
+    __slots__ = ("moves", "policy", "recorded", "values", "no_resign", "would_resign", "full")
 
     def __init__(self, no_resign: bool):
         self.moves: list[int] = []
@@ -84,172 +83,119 @@ class _Game:
         self.values: list[float] = []
         self.no_resign = no_resign
         self.would_resign = -1
-        self.target = 0
-        self.noised = False
+        self.full = True                 # this move's search is a full one (recorded, noised)
 
 
 def play_games(evaluator, config: SelfPlayConfig, n_games: int, seed: int = 0,
                progress: Optional[Callable[[int, int], None]] = None) -> list[SelfPlayGame]:
     """Play `n_games` games of the net (or, with evaluator None, of rollout MCTS) against
     itself. progress(games_done, moves_played) is called as games finish."""
-    cfg = config
-    if cfg.select not in SELECT_RULES:
-        raise ValueError(f"unknown selection rule {cfg.select!r}")
-    if evaluator is not None:
-        evaluator.info.check_game(cfg.width, cfg.height, Rule(cfg.rule).label, cfg.win_length, cfg.players,
-                                  allow_any_size=True, source=getattr(evaluator, "path", "net"))
-    rng = np.random.default_rng(seed)
-    parallel = max(1, min(cfg.parallel_games, n_games))
-    nodes = max(4096, cfg.tree_bytes // T.node_bytes(cfg.players) // parallel)
-    f = T.new_forest(cfg.width, cfg.height, cfg.players, parallel, nodes, seed=seed + 1)
-    prm = search_params(cfg.width, cfg.height, cfg.players, cfg.win_length, cfg.rule, cfg.select, cfg.c_puct,
-                        cfg.fpu, cfg.radius, cfg.draw_value)
-    sc = T.new_scratch(f)
-    to_padded = flat_to_padded(cfg.width, cfg.height)
-    area = cfg.width * cfg.height
-    empty = new_cells(cfg.width, cfg.height, cfg.players)
-    centre = central_cells(cfg.width, cfg.height, 2)
-    slots: list[Optional[_Game]] = [None] * parallel
-    started = finished = moves_played = 0
+    run = _SelfPlay(evaluator, config, n_games, seed)
     out: list[SelfPlayGame] = []
-    per = max(1, cfg.leaves_per_tree)
-    planes = np.zeros((parallel * per, cfg.players + 4, cfg.height, cfg.width), np.float32)
-    leaf_tree = np.zeros(parallel * per, np.int64)
-    leaf_depth = np.zeros(parallel * per, np.int64)
-    paths = np.zeros((parallel * per, T.MAX_DEPTH), np.int64)
+    while (active := run.active()).size:
+        run.search.run(active, run.targets[active])
+        for g in active:
+            done = run.move(int(g))
+            if done is not None:
+                out.append(done)
+                if progress is not None:
+                    progress(len(out), run.moves_played)
+    return out
 
-    def start(g: int) -> Optional[_Game]:
-        nonlocal started
-        if started >= n_games:
+
+def search_config(cfg: SelfPlayConfig) -> MCTSConfig:
+    """The play search's settings for self-play: root noise and move noise at `alpha()`, and
+    `leaves_per_tree` leaves of every game's tree in each net call."""
+    return MCTSConfig(playouts=cfg.playouts, c_puct=cfg.c_puct, select=cfg.select, fpu=cfg.fpu,
+                      batch=max(1, cfg.leaves_per_tree), radius=cfg.radius, dirichlet_alpha=cfg.alpha(),
+                      dirichlet_eps=cfg.dirichlet_eps, move_noise=cfg.move_noise, move_noise_alpha=cfg.alpha(),
+                      draw_value=cfg.draw_value, tree_bytes=cfg.tree_bytes)
+
+
+class _SelfPlay:
+    """The games in flight: one slot (and one tree of the shared forest) each."""
+
+    def __init__(self, evaluator, cfg: SelfPlayConfig, n_games: int, seed: int):
+        self.cfg, self.n_games = cfg, n_games
+        self.rng = np.random.default_rng(seed)
+        parallel = max(1, min(cfg.parallel_games, n_games))
+        nodes = max(4096, cfg.tree_bytes // T.node_bytes(cfg.players) // parallel)
+        self.search = ForestSearch(cfg.width, cfg.height, cfg.rule, cfg.win_length, cfg.players,
+                                   search_config(cfg), evaluator, parallel, nodes, seed=seed, rng=self.rng)
+        self.centre = central_cells(cfg.width, cfg.height, 2)
+        self.targets = np.zeros(parallel, np.int64)
+        self.started = self.moves_played = 0
+        self.slots: list[Optional[_Game]] = [self._start(g) for g in range(parallel)]
+
+    def active(self) -> np.ndarray:
+        return np.array([g for g, s in enumerate(self.slots) if s is not None], np.int64)
+
+    def _start(self, g: int) -> Optional[_Game]:
+        if self.started >= self.n_games:
             return None
-        started += 1
-        f.cells[g] = empty
-        f.nstones[g] = 0
-        f.last[g] = -1
-        game = _Game(no_resign=bool(rng.random() < cfg.no_resign_share))
-        if cfg.opening_stones > 0:
-            _place_opening(g, game, int(rng.integers(0, cfg.opening_stones + 1)))
-        T.reset_tree(f, g)
-        _set_target(game)
+        self.started += 1
+        self.search.set_position(g, [])
+        game = _Game(no_resign=bool(self.rng.random() < self.cfg.no_resign_share))
+        if self.cfg.opening_stones > 0:
+            self._place_opening(g, game, int(self.rng.integers(0, self.cfg.opening_stones + 1)))
+        self._new_search(g, game, keep=False)
         return game
 
-    def _place_opening(g: int, game: _Game, stones: int) -> None:
+    def _place_opening(self, g: int, game: _Game, stones: int) -> None:
         """Random stones in the central 5x5 square, seats in turn, not trained on: self-play from
         the empty board repeats a few lines and, once the net blocks well, ends mostly in draws;
         random openings give it unbalanced positions that one side should convert."""
+        f, area = self.search.forest, self.cfg.width * self.cfg.height
         for _ in range(stones):
-            free = [c for c in centre if f.cells[g, to_padded[c]] == 0]
+            free = [c for c in self.centre if f.cells[g, self.search.to_padded[c]] == 0]
             if not free:
                 return
-            cell = int(free[int(rng.integers(0, len(free)))])
-            pad = int(to_padded[cell])
-            seat = len(game.moves) % cfg.players
-            f.cells[g, pad] = seat + 1
-            if wins_at(f.cells[g], f.steps, pad, seat + 1, cfg.win_length, int(cfg.rule), cfg.players):
-                f.cells[g, pad] = 0            # an opening never decides the game
+            cell = int(free[int(self.rng.integers(0, len(free)))])
+            if self.search.place(g, cell):
+                self.search.set_position(g, game.moves)       # an opening never decides the game
                 return
-            f.nstones[g] += 1
-            f.last[g, 1] = f.last[g, 0]
-            f.last[g, 0] = pad
             game.moves.append(cell)
             game.policy.append(np.zeros(area, np.float32))
             game.recorded.append(False)
             game.values.append(0.0)
 
-    def _set_target(game: _Game) -> None:
-        full = cfg.full_search_prob >= 1.0 or rng.random() < cfg.full_search_prob
-        game.target = cfg.playouts if full else min(cfg.playouts, cfg.cheap())
-        game.noised = not full            # noise only on searches that are recorded
+    def _new_search(self, g: int, game: _Game, keep: bool) -> None:
+        """Playout cap randomisation: a full search (recorded, with root noise) or a cheap one."""
+        cfg = self.cfg
+        game.full = cfg.full_search_prob >= 1.0 or self.rng.random() < cfg.full_search_prob
+        self.targets[g] = cfg.playouts if game.full else min(cfg.playouts, cfg.cheap())
+        if not keep:
+            self.search.new_tree(g, game.full)
+        self.search.noise[g] = game.full
 
-    for g in range(parallel):
-        slots[g] = start(g)
+    def move(self, g: int) -> Optional[SelfPlayGame]:
+        """Play tree g's searched move (or resign); the finished game, if this ended it."""
+        cfg, game, f = self.cfg, self.slots[g], self.search.forest
+        mover = len(game.moves) % cfg.players
+        explore = len(game.moves) < cfg.temp_moves()
+        res = self.search.result(g, temperature=1.0 if explore else 0.0)
+        if cfg.resign_threshold > 0 and cfg.players == 2 and res.value < -cfg.resign_threshold:
+            if not game.no_resign:
+                return self._end(g, winner=(mover + 1) % cfg.players, resigned=True)
+            if game.would_resign < 0:
+                game.would_resign = mover
+        kids = self.search.root_children(g)
+        game.policy.append(_target(f, kids, f.visits[kids].astype(np.float64), res.move, cfg.width * cfg.height))
+        game.recorded.append(bool(self.targets[g] == cfg.playouts))
+        game.values.append(res.value)
+        game.moves.append(res.move)
+        self.moves_played += 1
+        if self.search.place(g, res.move):
+            return self._end(g, winner=mover)
+        if len(game.moves) >= cfg.width * cfg.height:
+            return self._end(g, winner=-1)
+        self._new_search(g, game, keep=self.search.advance(g, res.move))
+        return None
 
-    while any(s is not None for s in slots):
-        active = np.array([g for g, s in enumerate(slots) if s is not None], np.int64)
-        # 1. search: one batch over every tree that still needs playouts
-        needy = np.array([g for g in active if f.visits[f.root[g]] < slots[g].target
-                          and f.solved[f.root[g]] == 0], np.int64)
-        if needy.size:
-            if evaluator is None:
-                for g in needy:
-                    if T.run_rollout_playouts(f, g, prm, min(64, slots[g].target - int(f.visits[f.root[g]])), sc) == 0:
-                        T.compact(f, g)
-            else:
-                count, _, full = T.collect_batch(f, needy, per, prm, planes, leaf_tree, leaf_depth, paths, 4 * per,
-                                                 sc)
-                if count:
-                    pol, val = evaluator.evaluate(planes[:count])
-                    T.apply_batch(f, prm, count, leaf_tree, leaf_depth, paths, pol, val, sc)
-                if full:
-                    for g in needy:
-                        if f.used[g] > f.cap[g] * 0.9:
-                            T.compact(f, g)
-            for g in needy:
-                game = slots[g]
-                root = f.root[g]
-                if not game.noised and f.first[root] >= 0 and f.nchild[root] > 1:
-                    first, n = int(f.first[root]), int(f.nchild[root])
-                    noise = rng.dirichlet([cfg.alpha()] * n).astype(np.float32)
-                    f.prior[first:first + n] = (1 - cfg.dirichlet_eps) * f.prior[first:first + n] \
-                        + cfg.dirichlet_eps * noise
-                    game.noised = True
-            continue_search = any(f.visits[f.root[g]] < slots[g].target and f.solved[f.root[g]] == 0
-                                  for g in needy)
-            if continue_search:
-                continue
-        # 2. move in every game whose search is done
-        for g in active:
-            game = slots[g]
-            root = int(f.root[g])
-            if f.visits[root] < game.target and f.solved[root] == 0:
-                continue
-            mover = len(game.moves) % cfg.players
-            first, n = int(f.first[root]), int(f.nchild[root])
-            kids = np.arange(first, first + n)
-            vis = f.visits[kids].astype(np.float64)
-            value = float(f.wsum[root, mover] / max(1, f.visits[root]))
-            if f.solved[root] != 0:
-                value = float(f.solved[root])
-            pick = _pick(f, kids, vis, len(game.moves) < cfg.temp_moves(), rng, cfg.move_noise, cfg.alpha())
-            dist = _target(f, kids, vis, pick, area)
-            resign = False
-            if cfg.resign_threshold > 0 and cfg.players == 2 and value < -cfg.resign_threshold:
-                if game.no_resign:
-                    if game.would_resign < 0:
-                        game.would_resign = mover
-                else:
-                    resign = True
-            if not resign:
-                game.policy.append(dist)
-                game.recorded.append(game.target == cfg.playouts)
-                game.values.append(value)
-            if resign:
-                out.append(_finish(cfg, game, winner=(mover + 1) % cfg.players, resigned=True))
-            else:
-                cell = int(f.flat[f.move[pick]])
-                pad = int(to_padded[cell])
-                game.moves.append(cell)
-                moves_played += 1
-                f.cells[g, pad] = mover + 1
-                f.nstones[g] += 1
-                f.last[g, 1] = f.last[g, 0]
-                f.last[g, 0] = pad
-                if wins_at(f.cells[g], f.steps, pad, mover + 1, cfg.win_length, int(cfg.rule), cfg.players):
-                    out.append(_finish(cfg, game, winner=mover))
-                elif len(game.moves) >= area:
-                    out.append(_finish(cfg, game, winner=-1))
-                else:
-                    if not T.advance_root(f, g, pad):
-                        T.reset_tree(f, g)
-                    elif f.used[g] > f.cap[g] // 2:
-                        T.compact(f, g)
-                    _set_target(game)
-                    continue
-            finished += 1
-            if progress is not None:
-                progress(finished, moves_played)
-            slots[g] = start(g)
-    return out
+    def _end(self, g: int, winner: int, resigned: bool = False) -> SelfPlayGame:
+        done = _finish(self.cfg, self.slots[g], winner, resigned)
+        self.slots[g] = self._start(g)
+        return done
 
 
 def central_cells(width: int, height: int, radius: int) -> np.ndarray:
@@ -259,7 +205,7 @@ def central_cells(width: int, height: int, radius: int) -> np.ndarray:
                      for x in range(max(0, cx - radius), min(width, cx + radius + 1))], np.int64)
 
 
-def _target(f, kids: np.ndarray, vis: np.ndarray, pick: int, area: int) -> np.ndarray:
+def _target(f, kids: np.ndarray, vis: np.ndarray, cell: int, area: int) -> np.ndarray:
     """The policy target of a searched move: the root's visit shares, unless every visited move
     is lost by force while another is not; then the move played (the visits point only at
     losses). A move picked by --move-noise does not change the target."""
@@ -268,42 +214,8 @@ def _target(f, kids: np.ndarray, vis: np.ndarray, pick: int, area: int) -> np.nd
     if vis.sum() > 0 and (lost.all() or vis[~lost].sum() > 0):
         dist[f.flat[f.move[kids]]] = vis / vis.sum()
     else:
-        dist[f.flat[f.move[pick]]] = 1.0
+        dist[cell] = 1.0
     return dist
-
-
-def _pick(f, kids: np.ndarray, vis: np.ndarray, explore: bool, rng: np.random.Generator,
-          move_noise: float = 0.0, alpha: float = 0.3) -> int:
-    """The move to play: a forced win, else visits (proportional while `explore`, else the
-    most). move_noise > 0 mixes Dirichlet(alpha) into those probabilities, as seed 000 does,
-    over the moves not lost by force."""
-    won = kids[f.solved[kids] == -1]
-    if won.size:
-        return int(won[0])
-    v = vis.copy()
-    lost = f.solved[kids] == 1
-    prior = f.prior[kids].astype(np.float64)
-    if not lost.all():
-        v[lost] = 0
-        prior[lost] = -1.0
-    if move_noise <= 0:
-        if v.sum() <= 0:            # nothing visited survives: the likeliest move not lost by force
-            return int(kids[np.argmax(prior)])
-        if explore:
-            return int(kids[rng.choice(len(kids), p=v / v.sum())])
-        return int(kids[np.argmax(v)])
-    p = np.zeros(len(kids))
-    if v.sum() <= 0:
-        p[np.argmax(prior)] = 1.0
-    elif explore:
-        p = v / v.sum()
-    else:
-        p[np.argmax(v)] = 1.0
-    ok = ~lost if not lost.all() else np.ones(len(kids), bool)
-    noise = np.zeros(len(kids))
-    noise[ok] = rng.dirichlet([alpha] * int(ok.sum()))
-    p = (1 - move_noise) * p + move_noise * noise
-    return int(kids[rng.choice(len(kids), p=p / p.sum())])
 
 
 def _finish(cfg: SelfPlayConfig, game: _Game, winner: int, resigned: bool = False) -> SelfPlayGame:
