@@ -1,4 +1,4 @@
-"""Texel tuning (engine.tuning) and `gomoku tune` through the real CLI."""
+"""Texel tuning (engine.search.tuning) and `gomoku tune` through the real CLI."""
 from __future__ import annotations
 
 import random
@@ -8,9 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gomoku.engine.search import evaluation
-
-from gomoku.train import tuning
+from gomoku.engine.search import evaluation, tuning
 from gomoku.engine.agent import quick_move
 from gomoku.engine.game.board import Board
 from gomoku.engine.game.core import C_F3, C_F4, C_FIVE, C_WEAK, NUM_PAIRS, PAIR_NAMES
@@ -103,8 +101,8 @@ def test_scale_mse_and_int_tables():
     assert fitted.own[C_F4] == cur.own[C_F4]        # own open four: never fitted
     assert fitted.pattern_own[P_F4] == cur.pattern_own[P_F4]
     assert fitted.opp[C_F4] == cur.opp[C_F4]
-    line = tuning.table_line("OWN_WEIGHTS", fitted.own)
-    assert line.startswith("OWN_WEIGHTS = np.array([0, ") and line.endswith("], dtype=np.int32)")
+    line = tuning.table_line("own", fitted.own)
+    assert line.startswith("own         0 ") and _printed([line])["own"].tolist() == fitted.own.tolist()
 
 
 # ----------------------------------------------------------------------------- extract
@@ -151,6 +149,16 @@ def test_extract_draws_unfinished_and_illegal_moves():
 
 # ----------------------------------------------------------------------------- CLI
 
+def _printed(lines: list[str]) -> dict[str, np.ndarray]:
+    """The tables `gomoku tune` printed (`table_line`): name -> entries."""
+    out = {}
+    for ln in lines:
+        name, *values = ln.split() or [""]
+        if name in EvalTables._fields:
+            out[name] = np.array([int(v) for v in values], dtype=np.int32)
+    return out
+
+
 def _games(n: int, seed: int) -> list[GameRecord]:
     """Quick games: the static move most of the time, a random nearby move otherwise."""
     rng = random.Random(seed)
@@ -190,13 +198,14 @@ def test_tune_cli_prints_errors_and_tables(sgf_file):
     cur = next(ln for ln in lines if ln.startswith("current tables: K="))
     fit = next(ln for ln in lines if ln.startswith("fitted tables:  K="))
     assert "MSE train 0." in cur and "holdout 0." in cur and "MSE train 0." in fit and "holdout 0." in fit
-    ns: dict = {"np": np}
-    for name in ("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP"):
-        # the lines paste into evaluation.py as they are
-        exec(next(ln for ln in lines if ln.startswith(f"{name} = np.array([")), ns)
-        assert ns[name].shape == (11,)
-    assert ns["OWN_WEIGHTS"][C_F4] == evaluation.OWN_WEIGHTS[C_F4]
-    assert ns["OWN_WEIGHTS"][C_FIVE] == ns["OPP_WEIGHTS"][C_FIVE] == 0
+    ns = _printed(lines)
+    assert list(ns) == list(EvalTables._fields)
+    assert all(ns[name].shape == (11,) for name in ("own", "opp", "pattern_own", "pattern_opp"))
+    assert ns["own"][C_F4] == evaluation.OWN_WEIGHTS[C_F4]
+    assert ns["own"][C_FIVE] == ns["opp"][C_FIVE] == 0
+    # no --out: it says how to write and where to ship them, and writes nothing
+    assert lines[-1].startswith("# --out FILE --rule RULE writes them as a tables file")
+    assert str(evaluation.TABLES_FILE) in lines[-1]
 
     # the rule filter drops the standard games; with no holdout every game is fitted
     r = CliRunner().invoke(main, ["tune", str(sgf_file), "--rule", "freestyle", "--holdout", "0"])
@@ -212,14 +221,10 @@ def test_tune_cli_scale_pins_the_unit(sgf_file):
         r = CliRunner().invoke(main, ["tune", str(sgf_file), "--holdout", "0", "--scale", scale])
         assert r.exit_code == 0, r.output
         assert f"fitted tables:  K={float(scale):.1f}" in r.output
-        ns: dict = {"np": np}
-        for ln in r.output.splitlines():
-            if " = np.array([" in ln:
-                exec(ln, ns)
-        return ns
+        return _printed(r.output.splitlines())
 
     one, two = tables("500"), tables("1000")
-    for name, fitted in (("OWN_WEIGHTS", slice(1, 9)), ("PATTERN_OPP", slice(2, 9))):
+    for name, fitted in (("own", slice(1, 9)), ("pattern_opp", slice(2, 9))):
         a, b = one[name][fitted].astype(int), two[name][fitted].astype(int)
         assert np.abs(b - 2 * a).max() <= 1 and np.abs(a).max() > 5, (name, a, b)
     r = CliRunner().invoke(main, ["tune", str(sgf_file), "--scale", "0"])
@@ -231,11 +236,11 @@ def test_tune_cli_without_patterns_keeps_the_pattern_tables(sgf_file):
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
     now = evaluation.tables(int(Rule.FREESTYLE))
-    assert tuning.table_line("PATTERN_OWN", now.pattern_own) in lines
-    assert tuning.table_line("PATTERN_OPP", now.pattern_opp) in lines
-    assert tuning.table_line("PAIR_OWN", now.pair_own) in lines
-    assert tuning.table_line("PAIR_OPP", now.pair_opp) in lines
-    assert tuning.table_line("OWN_WEIGHTS", now.own) not in lines     # the class tables are fitted
+    assert tuning.table_line("pattern_own", now.pattern_own) in lines
+    assert tuning.table_line("pattern_opp", now.pattern_opp) in lines
+    assert tuning.table_line("pair_own", now.pair_own) in lines
+    assert tuning.table_line("pair_opp", now.pair_opp) in lines
+    assert tuning.table_line("own", now.own) not in lines     # the class tables are fitted
 
 
 def test_tune_cli_one_line_errors(tmp_path, sgf_file):
@@ -332,10 +337,8 @@ def test_tune_cli_distils_a_teachers_scores(tmp_path):
     assert out[0].startswith("games: ") and "holdout" in out[0]
     cur = next(ln for ln in out if ln.startswith("current tables: K="))
     assert 300 < float(cur.split("K=")[1].split()[0]) < 530           # the teacher's scale
-    ns: dict = {"np": np}
-    exec(next(ln for ln in out if ln.startswith("OWN_WEIGHTS")) + "\n"
-         + next(ln for ln in out if ln.startswith("OPP_WEIGHTS")), ns)
-    for got, want in ((ns["OWN_WEIGHTS"], tables.own), (ns["OPP_WEIGHTS"], tables.opp)):
+    ns = _printed(out)
+    for got, want in ((ns["own"], tables.own), (ns["opp"], tables.opp)):
         for k in (C_F3, C_F3 - 2):                  # F3 and B3: common in these games
             assert abs(int(got[k]) - int(want[k])) <= 0.2 * abs(int(want[k])) + 10, (k, got, want)
 
@@ -375,9 +378,11 @@ STANDARD_FILES = ("pentazen_standard_scores.txt.gz", "pentazen_standard_scores_g
     ("freestyle", FREESTYLE_FILES, 35572),
     ("standard", STANDARD_FILES, 29184),
 ])
-def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, positions):
-    """The distilled tables in engine/search/evaluation.py are reproducible from the repository."""
-    args = ["tune", "--holdout", "0"]
+def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, positions, tmp_path):
+    """The distilled tables in engine/data/eval_tables.json are reproducible from the
+    repository: `--out` writes the rule's entry as it ships."""
+    out = tmp_path / "fit.json"
+    args = ["tune", "--holdout", "0", "--out", str(out)]
     for name in files:
         args += ["--scores", str(DATA / name)]
     r = CliRunner().invoke(main, args)
@@ -385,6 +390,43 @@ def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, positions
     assert r.output.startswith("games: ") and f"positions: {positions} " in r.output
     shipped = evaluation.RULE_TABLES[int(Rule[rule.upper()])]
     lines = r.output.splitlines()
-    for name, table in zip(("OWN_WEIGHTS", "OPP_WEIGHTS", "PATTERN_OWN", "PATTERN_OPP", "PAIR_OWN",
-                            "PAIR_OPP"), shipped):
+    for name, table in zip(EvalTables._fields, shipped):
         assert tuning.table_line(name, table) in lines
+    fitted = evaluation.load_tables(out)
+    assert list(fitted) == [int(Rule[rule.upper()])]
+    assert all(np.array_equal(a, b) for a, b in zip(fitted[int(Rule[rule.upper()])], shipped))
+    assert lines[-1] == (f"# written to {out} ({rule}): play it with classical:tables={out}; to ship it, copy its "
+                         f"{rule} entry over the one in {evaluation.TABLES_FILE}, the tables the engine loads")
+
+
+def test_the_shipped_tables_file_is_a_tables_file_with_every_rule():
+    """The engine's tables are the data file, written as `gomoku tune --out` writes one, with an
+    entry for every rule; renju, caro and caro5 share the common tables (classes only)."""
+    text = evaluation.TABLES_FILE.read_text(encoding="utf-8")
+    loaded = evaluation.load_tables(evaluation.TABLES_FILE)
+    assert sorted(loaded) == [int(r) for r in Rule]
+    assert evaluation.tables_to_json(loaded) == text
+    for r in Rule:
+        want = evaluation.tables(int(r))
+        assert all(a.dtype == np.int32 and np.array_equal(a, b) for a, b in zip(want, loaded[int(r)]))
+    common = evaluation.tables(None)
+    for r in (Rule.RENJU, Rule.CARO, Rule.CARO_EXACT):
+        assert all(np.array_equal(a, b) for a, b in zip(loaded[int(r)], common))
+    assert not common.pattern_own.any() and not common.pair_opp.any()
+
+
+def test_a_shipped_tables_file_without_a_rule_is_refused(tmp_path):
+    path = tmp_path / "t.json"
+    evaluation.save_tables(path, {int(Rule.FREESTYLE): evaluation.tables(int(Rule.FREESTYLE))})
+    with pytest.raises(ValueError, match="no tables for standard, renju, caro, caro5"):
+        evaluation._shipped(path)
+
+
+def test_tuning_needs_no_torch():
+    """Texel tuning sits beside the evaluation it fits: importing it (and the tune command)
+    loads no torch."""
+    import subprocess
+    import sys
+    code = ("import sys; import gomoku.engine.search.tuning, gomoku.tools.tune_cmd; "
+            "sys.exit(1 if 'torch' in sys.modules else 0)")
+    assert subprocess.run([sys.executable, "-c", code], timeout=300).returncode == 0

@@ -17,9 +17,9 @@ import numpy as np
 
 from gomoku.engine.game.board import Board, IllegalMove
 from gomoku.engine.game.rules import parse_rule
+from gomoku.engine.search.tuning import scored_header
 
 from .config import RunError
-from .tuning import _scored_header
 
 
 @dataclass
@@ -65,7 +65,7 @@ def load_teacher(paths: Sequence[str], rule: str, width: int, height: int) -> Te
         try:
             with opener(path, "rt") as fh:
                 try:
-                    their_rule, w, h = _scored_header(str(path), next(fh, None))
+                    their_rule, w, h = scored_header(str(path), next(fh, None))
                 except ValueError as exc:
                     raise RunError(f"--scores {exc}") from None
                 if their_rule.label != parse_rule(rule).label or (w, h) != (width, height):

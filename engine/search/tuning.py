@@ -1,6 +1,6 @@
 """Fit the classical evaluation's weight tables to game results (Texel) or to a teacher's scores.
 
-The leaf evaluation (engine.search, tables in engine.evaluation) is linear in the class and
+The leaf evaluation (engine.search.alphabeta, tables in engine.search.evaluation) is linear in the class and
 line-pattern counts the board core keeps: from the side to move's view
 
     eval = sum_k OWN[k] * counts[me, k] - OPP[k] * counts[op, k]                k = WEAK .. F4
@@ -16,7 +16,9 @@ results: every position of a finished game is labelled with that game's outcome 
 0 loss, 0.5 draw, from the side to move), which is noisy per position but unbiased over
 thousands. Because the evaluation is linear in the counts this is plain logistic
 regression, so Newton's method converges in a handful of steps and needs only numpy;
-`gomoku tune` runs it so that the shipped tables can be reproduced from a set of games.
+`gomoku tune` runs it (`read_positions`, `fit_tables`, `report`) so that the shipped tables
+(engine/data/eval_tables.json) can be reproduced from a set of games. numpy only: tuning
+needs no torch.
 The same fit takes soft labels: a stronger engine's win probability for each position
 (`load_scored`, `gomoku tune --scores`), which says far more per position than a result.
 
@@ -34,18 +36,19 @@ meaning per unit as the old ones.
 from __future__ import annotations
 
 import gzip
+from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
 from gomoku.engine.game.board import Board, IllegalMove
 from gomoku.engine.game.core import C_F4, C_FIVE, C_WEAK, M_TOMOVE, NUM_PAIRS, PAIR_COUNTS, PAIR_NAMES, PATTERN_COUNTS
-from gomoku.engine.search.evaluation import WEIGHED_CLASSES, WEIGHED_PAIRS, WEIGHED_PATTERNS, EvalTables
 from gomoku.engine.game.patterns import B1, F4, NUM_PATTERNS
 from gomoku.engine.game.records import RESULT_BLACK, RESULT_DRAW, RESULT_WHITE, GameRecord
 from gomoku.engine.game.rules import Rule, parse_rule
+from gomoku.engine.search.evaluation import WEIGHED_CLASSES, WEIGHED_PAIRS, WEIGHED_PATTERNS, EvalTables
 
-#: the entries the evaluation weighs (engine.evaluation says why these)
+#: the entries the evaluation weighs (engine.search.evaluation says why these)
 CLASSES, PATTERNS, PAIRS = WEIGHED_CLASSES, WEIGHED_PATTERNS, WEIGHED_PAIRS
 NCLS = CLASSES.stop - CLASSES.start        # 9 classes per side
 NPAT = PATTERNS.stop - PATTERNS.start      # 8 patterns per side
@@ -153,7 +156,7 @@ def extract(records: Iterable[GameRecord], min_ply: int = 6,
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
 
 
-def _scored_header(path: str, line: Optional[str]) -> tuple[Rule, int, int]:
+def scored_header(path: str, line: Optional[str]) -> tuple[Rule, int, int]:
     """Rule, width and height from a scored-positions file's first line."""
     if line is None:
         raise ValueError(f"{path}: empty file")
@@ -190,7 +193,7 @@ def load_scored(path: str) -> tuple[Rule, np.ndarray, np.ndarray, np.ndarray]:
     xs, ys, gs = [], [], []
     games: dict[str, int] = {}
     with opener(path, "rt") as fh:
-        rule, width, height = _scored_header(path, next(fh, None))
+        rule, width, height = scored_header(path, next(fh, None))
         for lineno, line in enumerate(fh, 2):
             parts = line.split()
             if not parts or parts[0].startswith("#"):
@@ -364,5 +367,100 @@ def to_tables(w: np.ndarray, scale: float, current: EvalTables,
 
 
 def table_line(name: str, table: Sequence[int]) -> str:
-    """`NAME = np.array([...], dtype=np.int32)`, as engine/evaluation.py writes it."""
-    return f"{name} = np.array([{', '.join(str(int(v)) for v in table)}], dtype=np.int32)"
+    """One table as `gomoku tune` prints it: its name, then its entries."""
+    return f"{name:<11} {' '.join(str(int(v)) for v in table)}"
+
+
+# ----------------------------------------------------------------------------- `gomoku tune`
+
+#: fewer positions than this cannot pin down the weights
+MIN_POSITIONS = 200
+
+
+def stack(parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions of several sources (X, y, game_index each) as one set. Each source numbers its
+    games from 0, so each one's games are numbered on after the ones before it: a holdout split
+    must never put two sources' games together as one."""
+    xs, ys, gis = [], [], []
+    for X, y, gi in parts:
+        xs.append(X)
+        ys.append(y)
+        gis.append(gi + max((int(g.max()) + 1 for g in gis if len(g)), default=0))
+    if not xs:
+        return np.zeros((0, NFEAT)), np.zeros(0), np.zeros(0, dtype=np.int64)
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(gis)
+
+
+def read_scored(paths: Sequence[str], rule: Optional[Rule]
+                ) -> tuple[Optional[Rule], list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """The positions of teacher files (`load_scored`), all of one rule: `rule`, or when None
+    the first file's. Returns that rule and each file's (X, y, game_index); ValueError (one
+    line) for a file of another rule, OSError or ValueError for one that cannot be read."""
+    parts = []
+    for path in paths:
+        file_rule, X, y, gi = load_scored(path)
+        if rule is None:
+            rule = file_rule
+        elif file_rule != rule:
+            raise ValueError(f"{path} holds {file_rule.label} positions, not {rule.label}")
+        parts.append((X, y, gi))
+    return rule, parts
+
+
+@dataclass
+class TexelFit:
+    """What `fit_tables` found: the positions, the training mask (the rest is held out), the
+    current tables and the fitted ones with their logistic scales."""
+    X: np.ndarray
+    y: np.ndarray
+    game_index: np.ndarray
+    train: np.ndarray
+    current: EvalTables
+    k_now: float
+    fitted: EvalTables
+    k_out: float
+    k_fit: float
+
+    def errors(self, tables: EvalTables, k: float) -> str:
+        """Texel's error of `tables` at scale k on the training positions and on the held-out ones."""
+        test = ~self.train
+        text = f"MSE {'train' if test.any() else 'all'} {mse(self.X[self.train], self.y[self.train], tables, k):.4f}"
+        if test.any():
+            text += f"  holdout {mse(self.X[test], self.y[test], tables, k):.4f}"
+        return text
+
+
+def fit_tables(X: np.ndarray, y: np.ndarray, game_index: np.ndarray, current: EvalTables, l2: float = 1e-3,
+               holdout: float = 0.2, seed: int = 0, scale: Optional[float] = None,
+               patterns: bool = True) -> TexelFit:
+    """Fit new tables on a share of the games (`split_by_game`) and measure the current ones.
+
+    The fitted logit weights are put in the units of `current` (their best K) unless `scale`
+    pins the unit. Without `patterns` the pattern and pair columns are blanked: with no data
+    `to_tables` keeps those tables as they are and the class tables alone are fitted."""
+    X = np.array(X, dtype=np.float64)
+    if not patterns:
+        X[:, PATTERN_COLUMNS] = 0.0
+    train = split_by_game(game_index, holdout, seed)
+    Xt, yt = X[train], y[train]
+    k_now = best_scale(Xt, yt, current)
+    k_out = k_now if scale is None else scale
+    fitted = to_tables(fit(Xt, yt, l2=l2), k_out, current, seen=Xt.any(axis=0))
+    return TexelFit(X, y, game_index, train, current, k_now, fitted, k_out, best_scale(Xt, yt, fitted))
+
+
+def report(result: TexelFit, min_ply: int, skipped: int = 0) -> list[str]:
+    """`gomoku tune`'s lines: games and positions used, the error of the current and of the
+    fitted tables, then the fitted tables one per line (`table_line`)."""
+    gi, train = result.game_index, result.train
+    n_games, g_train = len(np.unique(gi)), len(np.unique(gi[train]))
+    fitted_on = f"the {g_train} training games" if (~train).any() else f"all {g_train} games"
+    return [f"games: {n_games} used (train {g_train}, holdout {n_games - g_train})"
+            + (f", {skipped} without a result skipped" if skipped else ""),
+            f"positions: {len(result.y)} (train {int(train.sum())}, holdout {int((~train).sum())}), "
+            f"from ply {min_ply}, mean label for the side to move {np.mean(result.y):.3f}",
+            f"current tables: K={result.k_now:.1f}  {result.errors(result.current, result.k_now)}",
+            f"fitted tables:  K={result.k_out:.1f}  {result.errors(result.fitted, result.k_out)}  "
+            f"(own best K={result.k_fit:.1f})",
+            f"# fitted on {fitted_on}:",
+            *(table_line(name, table) for name, table in zip(EvalTables._fields, result.fitted))]
