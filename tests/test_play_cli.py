@@ -1,9 +1,7 @@
 """`gomoku play` driven through a pseudo-terminal, plus the rendering and notation it uses."""
 from __future__ import annotations
 
-import os
 import re
-import sys
 from pathlib import Path
 
 import pexpect
@@ -14,42 +12,14 @@ from gomoku.engine.game.board import Board
 from gomoku.engine.game.records import GameRecord, load, save
 from gomoku.engine.game.rules import Rule
 from gomoku.tools import render
+from play_pty import ANSI, clean, finish, send, spawn_play, wait
 
-GOMOKU = str(Path(sys.executable).parent / "gomoku")
 FIRST_PROMPT_TIMEOUT = 120     # a cold numba cache compiles the core on first use
 TIMEOUT = 30
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def spawn(*args: str, cwd: Path) -> pexpect.spawn:
-    env = dict(os.environ, COLUMNS="80", LINES="25")
-    return pexpect.spawn(GOMOKU, ["play", *args], cwd=str(cwd), env=env, encoding="utf-8",
-                         dimensions=(25, 80), timeout=TIMEOUT)
-
-
-def clean(raw: str) -> str:
-    """Screen text without colour codes, every run of whitespace (incl. wrapping) as one space."""
-    return " ".join(ANSI.sub("", raw or "").split())
-
-
-def wait(child: pexpect.spawn, prompt: str, timeout: float = TIMEOUT) -> str:
-    """Everything printed up to the next prompt, cleaned."""
-    child.expect_exact(prompt, timeout=timeout)
-    return clean(child.before)
-
-
-def send(child: pexpect.spawn, line: str, prompt: str) -> str:
-    child.sendline(line)
-    return wait(child, prompt)
-
-
-def finish(child: pexpect.spawn, status: int = 0) -> str:
-    child.expect(pexpect.EOF)
-    child.close()
-    out = clean(child.before)
-    assert child.exitstatus == status, f"exit status {child.exitstatus}, signal {child.signalstatus}: {out[-300:]}"
-    assert "Traceback" not in out
-    return out
+    return spawn_play(list(args), cwd, 25, 80, TIMEOUT)
 
 
 X, O = "Your move (X)>", "Your move (O)>"
@@ -199,7 +169,7 @@ def test_prompt_has_line_editing(tmp_path):
 
 
 def test_engine_score_says_whose_it_is():
-    from gomoku.tools.play_cmd import _info_text
+    from gomoku.tools.play_two import _info_text
     assert _info_text({"depth": 9, "score": 35}, "classical") == ", depth 9, score +35 for classical"
 
 

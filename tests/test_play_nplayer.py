@@ -3,47 +3,19 @@ board, and the one-line errors."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pexpect
+from play_pty import GOMOKU, finish, send, spawn_play, wait
 
-GOMOKU = str(Path(sys.executable).parent / "gomoku")
 FIRST_PROMPT_TIMEOUT = 180     # a cold numba cache compiles the tree search on first use
 TIMEOUT = 60
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def spawn(*args: str, cwd: Path) -> pexpect.spawn:
-    env = dict(os.environ, COLUMNS="100", LINES="30")
-    return pexpect.spawn(GOMOKU, ["play", "--players", "3", *args], cwd=str(cwd), env=env, encoding="utf-8",
-                         dimensions=(30, 100), timeout=TIMEOUT)
-
-
-def clean(raw: str) -> str:
-    return " ".join(ANSI.sub("", raw or "").split())
-
-
-def wait(child: pexpect.spawn, prompt: str, timeout: float = TIMEOUT) -> str:
-    child.expect_exact(prompt, timeout=timeout)
-    return clean(child.before)
-
-
-def send(child: pexpect.spawn, line: str, prompt: str) -> str:
-    child.sendline(line)
-    return wait(child, prompt)
-
-
-def finish(child: pexpect.spawn) -> str:
-    child.expect(pexpect.EOF)
-    child.close()
-    out = clean(child.before)
-    assert child.exitstatus == 0, f"exit status {child.exitstatus}: {out[-300:]}"
-    assert "Traceback" not in out
-    return out
+    return spawn_play(["--players", "3", *args], cwd, 30, 100, TIMEOUT)
 
 
 SEAT2 = "Your move, seat 2 (O)>"
@@ -152,3 +124,25 @@ def test_bad_seats_and_boards_get_one_line(tmp_path):
     assert p.returncode == 2 and "saved as JSON records" in p.stderr
     p = run_play("--seats", "human,human", cwd=tmp_path)
     assert p.returncode == 2 and "--seats and --win are for --players 3 or 4" in p.stderr
+
+
+def test_ctrl_c_saves_and_exits_130_and_eof_exits_0(tmp_path):
+    """The ending both seat counts share (tools.play_session.run_session)."""
+    child = spawn("--size", "5", "--seats", "human,human,human", "--save", "g.json", cwd=tmp_path)
+    wait(child, "Your move, seat 1 (X)>", FIRST_PROMPT_TIMEOUT)
+    send(child, "c3", "Your move, seat 2 (O)>")
+    child.sendintr()
+    out = finish(child, status=130)
+    assert "Bye" in out and "Auto-saved 1 moves to g.json" in out
+    assert json.loads((tmp_path / "g.json").read_text())["moves"] == [[2, 2]]
+    child = spawn("--size", "5", "--seats", "human,human,human", cwd=tmp_path)
+    wait(child, "Your move, seat 1 (X)>", FIRST_PROMPT_TIMEOUT)
+    child.sendeof()
+    assert "Bye" in finish(child)
+
+
+def test_two_player_options_are_refused_by_their_own_flag(tmp_path):
+    """tools.handoff names the option as the command declares it (--load, not load_path)."""
+    p = run_play("--players", "3", "--load", "g.sgf", cwd=tmp_path)
+    assert p.returncode == 2 and "--load is for two-player games; with --players 3 use --seats" in p.stderr
+    assert "Traceback" not in p.stderr

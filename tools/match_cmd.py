@@ -195,9 +195,7 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
     """
     if seat_count != 2:
         _run_nplayer(players, seat_count, games, rule, board, turn_time, playouts, win_length, tolerance, seed,
-                     json_path, name_a, name_b, dict(match_time=match_time, nodes=nodes, depth=depth,
-                     sprt_text=sprt_text, sgf=sgf, psq_dir=psq_dir, openings=openings, random_order=random_order,
-                     draw_after=draw_after, brain_info=brain_info, max_memory=max_memory, concurrency=concurrency))
+                     json_path, name_a, name_b)
         return
     # players and the SPRT's extra key=value words share the positional arguments
     sprt_tokens = [sprt_text] if sprt_text else []
@@ -359,22 +357,23 @@ def write_json(path: Path, summary: MatchSummary, settings: dict[str, Any], fini
     write_atomic(path, json.dumps(json_data(summary, settings, finished), indent=1) + "\n")
 
 
+#: options only two-player matches know; given with --players 3 they are one-line errors
+_TWO_PLAYER_ONLY = ("match_time", "nodes", "depth", "sprt_text", "sgf", "psq_dir", "openings", "random_order",
+                    "draw_after", "brain_info", "max_memory", "concurrency")
+
+
 def _run_nplayer(specs: tuple[str, ...], seat_count: int, games: int, rule: Rule, board: Optional[tuple[int, int]],
                  turn_time: Optional[float], playouts: Optional[int], win_length: int, tolerance: float,
-                 seed: Optional[int], json_path: Optional[Path], name_a: Optional[str], name_b: Optional[str],
-                 values: dict[str, Any]) -> None:
-    """--players 3 (or 4): hand the options to tools.match_nplayer; options left at their
-    defaults take that protocol's own (one cycle of games, an 8x8 board)."""
-    from click.core import ParameterSource
+                 seed: Optional[int], json_path: Optional[Path], name_a: Optional[str], name_b: Optional[str]) -> None:
+    """--players 3 (or 4): hand the options to tools.match_nplayer (through tools.handoff, as
+    `play` does); options left at their defaults take that protocol's own (one cycle of
+    games, an 8x8 board)."""
     from gomoku.tools import match_nplayer
-    ctx = click.get_current_context()
-    given = {k: ctx.get_parameter_source(k) not in (ParameterSource.DEFAULT, None) for k in values}
-    rule_v = rule
+    from gomoku.tools.handoff import to_nplayer
+    given = to_nplayer(_TWO_PLAYER_ONLY, f"is for two-player matches; --players {seat_count} takes -n, --size, "
+                                         f"--win, --rule, -t, --playouts, --seed, --json, --name-a/--name-b")
     width, height = board if board is not None else (match_nplayer.DEFAULT_SIDE,) * 2
-    from gomoku.tools.prepare import ensure_compiled
-    ensure_compiled()        # the tree search is numba code too: compiled before any clock starts
-    match_nplayer.run(list(specs), players=seat_count,
-                      games=None if ctx.get_parameter_source("games") == ParameterSource.DEFAULT else games,
-                      width=width, height=height, rule=rule_v, turn_time=turn_time, playouts=playouts,
+    match_nplayer.run(list(specs), players=seat_count, games=games if given("games") else None,
+                      width=width, height=height, rule=rule, turn_time=turn_time, playouts=playouts,
                       win_length=win_length, tolerance=tolerance, seed=seed, json_path=json_path, name_a=name_a,
-                      name_b=name_b, unsupported=given)
+                      name_b=name_b)

@@ -3,8 +3,9 @@
     gomoku match --players 3 pure-mcts:3000 pure-mcts:1000 -n 12 --size 8
     gomoku match --players 3 net3.onnx pure-mcts:2000 --size 11 --json out/r.json
 
-`match_cmd` parses the shared options and hands them here when --players is not 2; the games
-are played by `gomoku.engine.match.nplayer` (cycles of six seatings, win 3 / draw 1 / loss 0).
+`match_cmd` parses the shared options and hands them here (through tools.handoff, which
+refuses the two-player ones) when --players is not 2; the games are played by
+`gomoku.engine.match.nplayer` (cycles of six seatings, win 3 / draw 1 / loss 0).
 Every user error ends as one line (exit status 2 for a bad option, 1 otherwise); 130 after Ctrl-C.
 """
 from __future__ import annotations
@@ -29,15 +30,9 @@ DEFAULT_SIDE = 8
 
 def run(specs: list[str], *, players: int, games: Optional[int], width: int, height: int, rule: Rule,
         turn_time: Optional[float], playouts: Optional[int], win_length: int, tolerance: float,
-        seed: Optional[int], json_path: Optional[Path], name_a: Optional[str], name_b: Optional[str],
-        unsupported: dict[str, bool]) -> None:
-    """Play the match and print the report. `games` None: one cycle (2 x players games);
-    `width`/`height` None: DEFAULT_SIDE. `unsupported`: option name -> given on the command line."""
-    given = [name for name, on in unsupported.items() if on]
-    if given:
-        opt = "--" + given[0].replace("_dir", "").replace("_text", "").replace("_", "-")
-        raise click.UsageError(f"{opt} is for two-player matches; --players {players} takes -n, --size, --win, "
-                               f"--rule, -t, --playouts, --seed, --json, --name-a/--name-b")
+        seed: Optional[int], json_path: Optional[Path], name_a: Optional[str], name_b: Optional[str]) -> None:
+    """Play the match and print the report. `games` None: one cycle (2 x players games).
+    Two-player options were refused before (tools.handoff)."""
     if len(specs) != 2:
         raise click.UsageError(f"expected two players, got {len(specs)}: {' '.join(specs) or '(none)'}")
     settings = NGameSettings(width=width, height=height, players=players, win_length=win_length, rule=rule,

@@ -1,0 +1,312 @@
+"""The two-player front end of the terminal session (`gomoku play`): a person against one engine.
+
+What only the two-player game has: the person chooses a colour (black moves first), renju
+forbids black some points (marked ! and refused with the reason, an engine's foul loses), the
+engine gives hints and may resign, and games are saved as .sgf or .psq (engine.game.records).
+Everything else is `play_session.Session`.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Optional
+
+import click
+from rich.markup import escape
+
+from gomoku.engine.game import records
+from gomoku.engine.game.rules import Rule
+from gomoku.engine.limits import Limit, PlayResult
+from gomoku.tools import render
+from gomoku.tools.interruptible import run_interruptibly
+from gomoku.tools.play_session import GAME_OVER_HINT, SEAT_LOOK, Outcome, Seat, Session
+
+BLACK, WHITE, EMPTY = 1, 2, 0
+COLOUR_NAME = {BLACK: "black", WHITE: "white"}
+STONE = {BLACK: "X", WHITE: "O"}
+# reason codes are the referee's (engine.arena), so records from play and match read alike
+_REASON_TEXT = {"five": "five in a row", "resign": "by resignation", "foul": "black played a forbidden point",
+                "illegal": "the engine played an illegal move", "crash": "the engine failed",
+                "time": "on time", "full": "the board is full", "adjudication": "adjudicated"}
+
+HELP = """\
+[bold]Commands[/bold]
+  h8 or H8      play at column h, row 8 (rows count from 1 at the TOP)
+  7,7           play at x=7, y=7 (0-based, as the engine and protocol count)
+  undo          take back the engine's reply and your last move
+  hint          ask the engine for a move for you (shown as * on the board)
+  resign        give up this game
+  new [COLOUR]  start a new game (COLOUR: black, white or random)
+  save [FILE]   save the game (.sgf, or .psq for Piskvork); default name if none
+  help          this text;   quit  leave (also Ctrl-D / Ctrl-C)
+
+[bold]Board[/bold]
+  X black (moves first)   O white   [X] last move   * hint
+  ! a point black may not play under renju (double-three, double-four, overline)
+  top rulers: x index 0.. and column letters a..; left: y index 0.. and row 1..
+"""
+
+
+def _colour_seat(colour: int) -> int:
+    return colour - 1
+
+
+@dataclass
+class TwoPlayerSession(Session):
+    """A person and one engine; seat 0 is black. The person's colour may change with `new`."""
+    colour_choice: str = "black"            # black | white | random
+    spec: Any = None                        # PlayerSpec of the opponent
+    opponent: Any = None                    # its player, kept from game to game
+    hint_time: float = 1.0
+    human_name: str = "human"
+    human: int = BLACK
+
+    HELP: ClassVar[str] = HELP
+    COMMANDS: ClassVar[str] = "undo, hint, resign, new, save, help, quit"
+    SAVE_EXAMPLE: ClassVar[str] = "game.sgf"
+    UNDO_NOTHING: ClassVar[str] = "Nothing to undo: you have not moved yet."
+
+    def engine_errors(self) -> tuple[type[BaseException], ...]:
+        from gomoku.engine.match.players import PlayerError
+        return (PlayerError,)
+
+    def illegal_errors(self) -> tuple[type[BaseException], ...]:
+        from gomoku.engine.game.board import IllegalMove
+        return (IllegalMove,)
+
+    # -- game lifecycle --------------------------------------------------------------
+    def new_game(self, colour: Optional[str] = None, record: Optional[records.GameRecord] = None) -> None:
+        from gomoku.engine.game.board import Board, IllegalMove
+        choice = colour or self.colour_choice
+        self.human = random.choice([BLACK, WHITE]) if choice == "random" else (BLACK if choice == "black" else WHITE)
+        sym, style = SEAT_LOOK[_colour_seat(self.human)]
+        you = Seat(self.human_name, "human", sym, style)
+        sym, style = SEAT_LOOK[_colour_seat(3 - self.human)]
+        engine = Seat(self.opponent_name(), self.spec.text, sym, style, self.opponent, self.spec)
+        self.seats = [you, engine] if self.human == BLACK else [engine, you]
+        self.start_game(Board(self.width, self.height, rule=self.rule))
+        if record is not None:
+            try:
+                for x, y in record.moves:
+                    self.board.play(x, y)
+            except IllegalMove as exc:
+                raise click.ClickException(f"cannot continue the saved game: {exc}") from None
+            self.times = list(record.times) if record.times else [0] * len(record.moves)
+            self.date = record.date or self.date
+            self.outcome = self.loaded_outcome(record)
+        you = f"You play {STONE[self.human]} ({COLOUR_NAME[self.human]})"
+        self.messages.append(f"{you}. Type a move like h8 or 7,7; 'help' lists commands.")
+
+    def loaded_outcome(self, record: records.GameRecord) -> Optional[Outcome]:
+        """How a loaded game ended: as its record says, else as its board shows (not saved again)."""
+        if record.result is not None:
+            winner, reason = (_colour_seat(record.winner) if record.winner else None), record.reason or ""
+        elif self.board.winner:
+            winner, reason = self.winner_seat(), "five"
+        elif self.board.is_full():
+            winner, reason = None, "full"
+        else:
+            return None
+        return Outcome(winner, reason, self.outcome_text(winner, reason))
+
+    def new_settings(self, args: list[str]) -> Optional[dict[str, Any]]:
+        colour = args[0].lower() if args else None
+        if colour not in (None, "black", "white", "random"):
+            self.messages.append(f"[red]new {escape(args[0])}?[/red] Use new, new black, new white or new random.")
+            return None
+        return {"colour": colour}
+
+    def winner_seat(self) -> Optional[int]:
+        return _colour_seat(self.board.winner) if self.board.winner else None
+
+    def stone_name(self, seat: int) -> str:
+        return COLOUR_NAME[seat + 1]
+
+    def outcome_text(self, winner: Optional[int], reason: str) -> str:
+        why = _REASON_TEXT.get(reason, reason or "no reason given")
+        if winner is None:
+            return f"Draw ({why})."
+        colour = winner + 1
+        who = "You win" if colour == self.human else f"{self.opponent_name()} wins"
+        return f"{who} ({STONE[colour]} {COLOUR_NAME[colour]}): {why}."
+
+    def opponent_name(self) -> str:
+        return self.opponent.name if self.opponent is not None else self.spec.name
+
+    def opponent_searcher(self) -> str:
+        """' (net b4c32 + MCTS)': what searches for the opponent, when it says and its name does
+        not already (the classical engine's names start with 'classical')."""
+        searcher = getattr(self.opponent, "searcher", None)
+        if not isinstance(searcher, str) or not searcher or self.opponent_name().startswith(searcher.split()[0]):
+            return ""
+        return f" ({searcher})"
+
+    # -- saving ----------------------------------------------------------------------
+    def record(self) -> records.GameRecord:
+        engine = self.opponent_name()
+        if self.spec.kind == "classical" and "time" not in self.spec.options:
+            engine += f" {self.move_time:g}s"
+        names = {self.human: self.human_name, 3 - self.human: engine}
+        rec = records.GameRecord(width=self.width, height=self.height, rule=self.rule, moves=self.board.moves,
+                                 black=names[BLACK], white=names[WHITE], date=self.date, times=list(self.times))
+        if self.outcome is not None:
+            w = self.outcome.winner
+            rec.finish(EMPTY if w is None else w + 1, self.outcome.reason)
+        return rec
+
+    def default_name(self, stamp: str) -> str:
+        return f"gomoku-{stamp}.sgf"
+
+    def write_record(self, path: Path) -> None:
+        records.save(path, self.record())
+
+    # -- turns -----------------------------------------------------------------------
+    def refuse_move(self, x: int, y: int) -> Optional[str]:
+        if self.rule == Rule.RENJU and self.human == BLACK and self.board.is_forbidden(x, y):
+            kind = "an overline (six or more)" if _makes_overline(self.board, x, y) else "a double-three or double-four"
+            return (f"[red]{render.describe_move((x, y))} is forbidden for black under renju[/red]: it would make "
+                    f"{kind}. Forbidden points are marked !.")
+        return None
+
+    def thinking_text(self, seat: int, limit: Limit) -> str:
+        budget = limit.turn_time
+        return (f"[dim]{escape(self.opponent_name())} is thinking"
+                f"{f' (up to {budget:g} s)' if budget else ''}...[/dim]")
+
+    def engine_failed(self, seat: int, reason: str, detail: str, move: Optional[tuple[int, int]] = None) -> None:
+        self.finish(_colour_seat(self.human), reason)
+        if reason == "crash":
+            self.messages.append(f"[red]The engine failed:[/red] {detail}")
+        else:
+            at = f" {move[0]},{move[1]}" if move is not None else ""
+            self.messages.append(f"[red]The engine played an illegal move{at}:[/red] {detail}")
+
+    def engine_gave_up(self, seat: int, res: PlayResult, spent: float) -> bool:
+        if not (res.resigned or res.move is None):
+            return False
+        self.finish(_colour_seat(self.human), "resign")
+        self.engine_lines = [f"{escape(self.opponent_name())} resigned after {spent:.2f} s."]
+        return True
+
+    def engine_fouled(self, seat: int, x: int, y: int, spent: float) -> bool:
+        b = self.board
+        if seat + 1 == BLACK and self.rule == Rule.RENJU and b.in_bounds(x, y) and b.is_forbidden(x, y):
+            b.play(x, y)
+            self.times.append(int(spent * 1000))
+            self.finish(_colour_seat(self.human), "foul")
+            return True
+        return False
+
+    def engine_line(self, seat: int, move: tuple[int, int], spent: float, info: dict) -> str:
+        name = escape(self.opponent_name())
+        return f"{name} played [bold]{render.describe_move(move)}[/bold] in {spent:.2f} s{_info_text(info, name)}"
+
+    def undone_text(self, taken: str) -> str:
+        return f"Took back {taken}. Your move."
+
+    # -- hint and resign -------------------------------------------------------------
+    def extra_command(self, cmd: str, args: list[str]) -> bool:
+        if cmd == "hint":
+            if self.outcome is not None:
+                self.messages.append("The game is over: no hint needed. Type new, undo, save or quit.")
+            else:
+                self.show_hint()
+        elif cmd == "resign":
+            if self.outcome is not None:
+                self.messages.append("The game is already over.")
+            else:
+                self.finish(_colour_seat(3 - self.human), "resign")
+        else:
+            return False
+        return True
+
+    def show_hint(self) -> None:
+        try:
+            from gomoku.engine.agent import think
+        except ImportError:
+            self.messages.append("[red]No hint:[/red] the engine (gomoku.engine.agent) is not available.")
+            return
+        b = self.board
+        self.console.print(f"[dim]Looking for a hint (up to {self.hint_time:g} s)...[/dim]")
+        t0 = time.monotonic()
+        try:
+            res = run_interruptibly(lambda: think(b.copy(), Limit(turn_time=self.hint_time)))
+        except Exception as exc:  # noqa: BLE001 - a failed hint must not end the game
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.messages.append(f"[red]No hint:[/red] {escape(why)}")
+            return
+        if res.move is None:
+            self.messages.append("No hint: the engine finds no move.")
+            return
+        self.hint = (int(res.move[0]), int(res.move[1]))
+        self.messages.append(f"Hint: [bold green]{render.describe_move(self.hint)}[/bold green] "
+                             f"(marked *, {time.monotonic() - t0:.2f} s{_info_text(res.info, 'you')})")
+
+    # -- screen ----------------------------------------------------------------------
+    def draw_game(self) -> None:
+        c, b = self.console, self.board
+        forbidden = ()
+        if self.rule == Rule.RENJU and b.to_move == BLACK and self.outcome is None and self.human == BLACK:
+            forbidden = b.forbidden_points()
+        title = (f"[bold]gomoku[/bold] {self.rule.label} {self.width}x{self.height}  you: "
+                 f"{STONE[self.human]} {COLOUR_NAME[self.human]}  vs {escape(self.opponent_name())}"
+                 f"{escape(self.opponent_searcher())}")
+        if self.outcome is not None:
+            status = f"[bold]Game over:[/bold] {self.outcome.text}"
+        else:
+            turn = "your move" if b.to_move == self.human else "engine to move"
+            status = (f"Move {b.move_count + 1}, {STONE[b.to_move]} {COLOUR_NAME[b.to_move]} ({turn}); "
+                      f"last: {render.describe_move(b.last_move)}")
+        engine_line = self.engine_lines[-1] if self.engine_lines else ""
+        extra = [status] + ([engine_line] if engine_line else []) + self.messages
+        if self.outcome is not None:
+            extra.append(GAME_OVER_HINT)
+        room = c.height - render.board_lines(self.height) - 1
+        show_title = room - len(extra) >= 1
+        if not show_title:
+            # tall boards on 80x25 (20x20 and up): the game and the opponent lead the status line,
+            # so what is being played stays on screen when the title line has no room
+            extra[0] = (f"[bold]{self.rule.label} {self.width}x{self.height}[/bold] vs "
+                        f"{escape(self.opponent_name()[:20])}: {status}")
+        if len(extra) > room and engine_line:
+            extra.remove(engine_line)
+        if len(extra) > room and self.messages and self.outcome is None:
+            extra.remove(extra[0])        # tall boards: the message matters more than the status
+        if show_title:
+            c.print(title, highlight=False)
+        c.print(render.render_board(b, hint=self.hint, forbidden=forbidden))
+        for line in extra:
+            c.print(line, highlight=False)
+
+    def move_prompt(self) -> str:
+        return f"Your move ({STONE[self.human]})> "
+
+
+def _makes_overline(b: Any, x: int, y: int) -> bool:
+    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        n = 1
+        for s in (1, -1):
+            cx, cy = x + s * dx, y + s * dy
+            while b.in_bounds(cx, cy) and b.cell(cx, cy) == BLACK:
+                n += 1
+                cx, cy = cx + s * dx, cy + s * dy
+        if n >= 6:
+            return True
+    return False
+
+
+def _info_text(info: dict, who: str = "") -> str:
+    parts = []
+    if info.get("depth") is not None:
+        parts.append(f"depth {info['depth']}")
+    score = info.get("score")
+    if score is not None:
+        # the search scores the position for the side it moved for: + is good for the engine
+        text = f"{score:+d}" if isinstance(score, int) else f"{score}"
+        parts.append(f"score {text} for {who}" if who else f"score {text}")
+    if info.get("nodes"):
+        n = int(info["nodes"])
+        parts.append(f"{n / 1000:.1f}k nodes" if n >= 1000 else f"{n} nodes")
+    return (", " + ", ".join(parts)) if parts else ""
