@@ -213,12 +213,6 @@ def _spent(limit: Limit, seconds: float) -> Limit:
     return dataclasses.replace(limit, **changes) if changes else limit
 
 
-def time_budget(limit: Limit) -> Optional[float]:
-    """Seconds a search may use under `limit` (None: no clock, only nodes or depth), for
-    searchers that take a duration (engine.mcts): timeman's soft deadline, 0 for instant."""
-    return search_deadlines(limit, 0.0).seconds
-
-
 def _table_bytes(max_memory: Optional[int]) -> int:
     """Transposition-table size: 32 MiB, or less when the protocol's max_memory says so.
 

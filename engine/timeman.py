@@ -176,6 +176,12 @@ def search_deadlines(limit: Limit, start: float) -> Deadlines:
     return Deadlines(start, start + soft, start + max(soft, hard))
 
 
+def time_budget(limit: Limit) -> Optional[float]:
+    """Seconds a search may use under `limit` (None: no clock, only nodes or depth), for
+    searchers that take a duration (engine.mcts): the soft deadline, 0 for instant."""
+    return search_deadlines(limit, 0.0).seconds
+
+
 def engine_times(budget: "Budget", now: float) -> tuple[float, float]:
     """(turn_time, hard_time) for the Limit the brain hands its engine at `now` (monotonic):
     the search stops at the brain's soft deadline and its checks end CHECKS_GAP_SHARE of the

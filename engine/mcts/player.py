@@ -17,6 +17,7 @@ from typing import Optional
 import numpy as np
 
 from ..limits import Limit, PlayResult
+from ..timeman import time_budget
 from ..game.rules import Rule
 from .search import MCTS, MCTSConfig
 
@@ -82,7 +83,6 @@ class MCTSPlayer:
 
     def play(self, board, limit: Limit, stop=None) -> PlayResult:
         """stop: an Event that ends the search early (the brain's YXSTOP / STOP)."""
-        from ..agent import time_budget
         t0 = time.perf_counter()
         budget = time_budget(limit)
         playouts = limit.playouts or self.config.playouts
