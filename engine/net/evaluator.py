@@ -8,12 +8,12 @@ stdout (the brain points fd 1 and 2 at its log anyway).
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .metadata import NetFormatError, NetInfo
+from .metadata import NetInfo
+from .session import NetFormatError, open_onnx
 
 INPUT_NAME = "planes"
 OUTPUT_NAMES = ("policy", "value")
@@ -55,31 +55,10 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def open_session(path: str | os.PathLike, threads: int = 1, providers: Optional[Sequence[str]] = None):
-    """An onnxruntime InferenceSession, or NetFormatError with one line when the file is unusable.
-
-    With more than one intra-op thread the pool's threads sleep between runs instead of
-    spinning: the tree search works between net calls, and spinning threads would take the
-    CPU from it (and, in a match on shared cores, from the opponent)."""
-    import onnxruntime as ort
-    ort.set_default_logger_severity(4 if os.environ.get("GOMOKU_ORT_LOG") is None else 2)
-    p = Path(path)
-    if not p.is_file():
-        raise NetFormatError(f"net file not found: {path}")
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = max(1, int(threads))
-    opts.inter_op_num_threads = 1
-    if threads > 1:
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    opts.log_severity_level = 4 if os.environ.get("GOMOKU_ORT_LOG") is None else 2
-    if providers is None:
-        providers = default_providers()
-    try:
-        return ort.InferenceSession(str(p), sess_options=opts, providers=list(providers))
-    except Exception as exc:  # onnxruntime raises several unrelated types
-        text = str(exc).strip()
-        first = text.splitlines()[0] if text else type(exc).__name__
-        raise NetFormatError(f"{path}: not a usable ONNX model: {first[:200]}") from None
+def open_session(path: str | os.PathLike, threads: int = 1, providers: Optional[Sequence[str]] = None) -> Any:
+    """An onnxruntime InferenceSession on `providers` (default: `default_providers`), or
+    NetFormatError with one line when the file is unusable."""
+    return open_onnx(path, threads, default_providers() if providers is None else providers)
 
 
 class NetEvaluator:

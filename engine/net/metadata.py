@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .planes import FORMAT_VERSION, plane_names
+from .session import NetFormatError, read_metadata
+
+__all__ = ["NetFormatError", "NetInfo", "REQUIRED_KEYS", "VALUE_HEADS", "describe_net", "net_fits_game",
+           "read_metadata"]
 
 REQUIRED_KEYS = ("gomoku_format", "planes", "players", "win_length", "rules", "board_sizes",
                  "value_head", "arch")
 VALUE_HEADS = ("outcome",)
-
-
-class NetFormatError(ValueError):
-    """A net file that cannot be used; the message is one line for a person."""
 
 
 def _parse_sizes(text: str) -> list[int]:
@@ -127,13 +127,6 @@ class NetInfo:
     def summary(self) -> str:
         return (f"{self.arch}, {self.players} players, {self.win_length} in a row, rules "
                 f"{','.join(self.rules)}, boards {_format_sizes(self.board_sizes)}")
-
-
-def read_metadata(path: str) -> Optional[dict[str, str]]:
-    """The metadata_props of an ONNX file, read through onnxruntime (no onnx package needed)."""
-    from .evaluator import open_session
-    sess = open_session(path, threads=1)
-    return dict(sess.get_modelmeta().custom_metadata_map)
 
 
 _COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
