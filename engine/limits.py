@@ -6,7 +6,7 @@ Shared by in-process engines, the Piskvork brain and external brains driven over
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, Union, runtime_checkable
 
 from gomoku.engine.game.rules import Rule
 
@@ -44,18 +44,123 @@ class Limit:
         return cls(turn_time=seconds)
 
 
+#: the record's own fields, in the order the brain's MESSAGE line names them
+_FIELDS = ("searcher", "depth", "score", "winrate", "nodes", "playouts", "time", "nps", "pv", "proof")
+
+
+@dataclass
+class SearchInfo:
+    """What a player said about its move, typed, with the one wording every front end uses.
+
+    Players may still hand PlayResult a plain dict (the external brain, the engines); it is
+    turned into this record, and the record answers `info["depth"]`, `info.get("score")` and
+    `"proof" in info` as that dict did, so readers written against the dict keep working.
+    A field counts as present when it is not None; keys with no field land in `extra`.
+    """
+    searcher: Optional[str] = None          # what searched, for people
+    depth: Optional[int] = None             # iterations (alpha-beta) or principal line length (MCTS)
+    score: Union[int, str, None] = None     # centi-stones from the mover's view, or "win"/"loss"
+    winrate: Optional[float] = None         # the mover's expected result in [0, 1] (MCTS)
+    nodes: Optional[int] = None
+    playouts: Optional[int] = None
+    time: Optional[float] = None            # seconds spent
+    nps: Optional[int] = None
+    pv: Optional[list[tuple[int, int]]] = None
+    proof: Optional[str] = None             # "vcf"/"vct" when a solver proved the win
+    extra: dict[str, Any] = field(default_factory=dict)   # visits, evals, vetoed, messages, ...
+
+    @classmethod
+    def of(cls, info: Union["SearchInfo", Mapping[str, Any], None]) -> "SearchInfo":
+        """The record for `info` (itself when it already is one)."""
+        if isinstance(info, SearchInfo):
+            return info
+        known = {k: v for k, v in (info or {}).items() if k in _FIELDS}
+        return cls(**known, extra={k: v for k, v in (info or {}).items() if k not in _FIELDS})
+
+    # -- the dict's reading interface ------------------------------------------------------
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in _FIELDS:
+            value = getattr(self, key)
+            return default if value is None else value
+        return self.extra.get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self:
+            raise KeyError(key)
+        return self.get(key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key in _FIELDS:
+            setattr(self, key, value)
+        else:
+            self.extra[key] = value
+
+    def __contains__(self, key: object) -> bool:
+        return getattr(self, key) is not None if key in _FIELDS else key in self.extra
+
+    # -- the one formatter -----------------------------------------------------------------
+    def score_text(self, signed: bool = False) -> Optional[str]:
+        """The score as people read it: '+35' (signed) or '35', 'win', 'loss'; None if absent."""
+        if self.score is None:
+            return None
+        return f"{self.score:+d}" if signed and isinstance(self.score, int) else str(self.score)
+
+    def message(self, move_text: Callable[[tuple[int, int]], str]) -> Optional[str]:
+        """The brain's MESSAGE line ('rollout MCTS depth 7 eval -35 winrate 0.4 nodes 12345
+        time 0.50 pv 7,7 8,8', at most ten moves of pv in `move_text`'s notation), or None for
+        an instant or forced move, which has nothing worth telling."""
+        if not self.depth or not self.nodes:
+            return None
+        parts = [str(self.searcher)] if self.searcher else []
+        parts.append(f"depth {self.depth}")
+        for label, text in (("eval", self.score_text()), ("winrate", self.winrate), ("nodes", self.nodes)):
+            if text is not None:
+                parts.append(f"{label} {text}")
+        if self.time is not None:
+            try:
+                parts.append(f"time {float(self.time):.2f}")
+            except (TypeError, ValueError):
+                pass
+        if self.pv:
+            try:
+                parts.append("pv " + " ".join(move_text(m) for m in list(self.pv)[:10]))
+            except (TypeError, ValueError, IndexError):
+                pass
+        return " ".join(parts)
+
+    def summary(self, who: str = "") -> str:
+        """The terminal's words after a move (', depth 9, score +35 for classical, 12.3k
+        nodes, value 0.56'), empty when the player said nothing; the score is the mover's, so
+        `who` names it. MCTS players give playouts, which are counted instead of nodes."""
+        parts = []
+        if self.depth is not None:
+            parts.append(f"depth {self.depth}")
+        score = self.score_text(signed=True)
+        if score is not None:
+            parts.append(f"score {score} for {who}" if who else f"score {score}")
+        if self.playouts:
+            parts.append(f"{int(self.playouts)} playouts")
+        elif self.nodes:
+            n = int(self.nodes)
+            parts.append(f"{n / 1000:.1f}k nodes" if n >= 1000 else f"{n} nodes")
+        if self.winrate is not None:
+            parts.append(f"value {float(self.winrate):.2f}")
+        return (", " + ", ".join(parts)) if parts else ""
+
+
 @dataclass
 class PlayResult:
     """A move and what the player said about it.
 
     `move` is (x, y) with x the column and y the row, 0-based, or None when the player
-    resigned or failed. `info` keys that are understood everywhere: depth, score (centi-
-    stones from the mover's view, or 'win'/'loss' strings for proven results), nodes,
-    time (s), pv (list of (x, y)), nps, searcher (what searched, for people).
+    resigned or failed. `info` is a SearchInfo; a dict given here is turned into one.
     """
     move: Optional[tuple[int, int]]
-    info: dict[str, Any] = field(default_factory=dict)
+    info: SearchInfo = field(default_factory=SearchInfo)
     resigned: bool = False
+
+    def __post_init__(self) -> None:
+        self.info = SearchInfo.of(self.info)
 
 
 @runtime_checkable

@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional
 
 from gomoku.engine import timeman
 from gomoku.engine.game.rules import Rule, rule_from_piskvork
+from gomoku.engine.limits import SearchInfo
 from gomoku.engine.timeman import TimeInfo
 from gomoku.protocol import swap2
 from gomoku.protocol.commands import (Command, ascii_text, format_move, parse_coord, parse_field,
@@ -475,28 +476,7 @@ class Session:
         return format_move(move), self._effect_for([move]), _info_message(result.info)
 
 
-def _info_message(info: dict[str, Any]) -> list[str]:
+def _info_message(info: "SearchInfo | dict[str, Any]") -> list[str]:
     """One MESSAGE text with depth/eval/pv when the engine really searched, else nothing."""
-    depth = info.get("depth")
-    if not depth or not info.get("nodes"):
-        return []                       # instant or forced move: nothing worth telling
-    parts = [str(info["searcher"])] if info.get("searcher") else []
-    parts.append(f"depth {depth}")
-    if "score" in info:
-        parts.append(f"eval {info['score']}")
-    if "winrate" in info:
-        parts.append(f"winrate {info['winrate']}")
-    if "nodes" in info:
-        parts.append(f"nodes {info['nodes']}")
-    if "time" in info:
-        try:
-            parts.append(f"time {float(info['time']):.2f}")
-        except (TypeError, ValueError):
-            pass
-    pv = info.get("pv")
-    if pv:
-        try:
-            parts.append("pv " + " ".join(format_move(m) for m in list(pv)[:10]))
-        except (TypeError, ValueError, IndexError):
-            pass
-    return [" ".join(parts)]
+    text = SearchInfo.of(info).message(format_move)
+    return [text] if text else []
