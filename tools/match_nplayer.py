@@ -21,7 +21,7 @@ from gomoku.engine.game.nrecord import write_atomic
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.match.nplayer import NGameResult, NGameSettings, NMatch, NMatchSummary, Seating
 from gomoku.engine.match.players import PlayerError, SpecError, parse_spec
-from gomoku.engine.mcts.nboard import NBoardError
+from gomoku.engine.game.nboard import NBoardError
 from gomoku.tools.options import INTERRUPTED
 
 #: board side when --size is not given: pure MCTS on larger boards takes minutes a game

@@ -95,7 +95,7 @@ def describe_cell(cell: Optional[tuple[int, int]]) -> str:
 # ----------------------------------------------------------------------------- positions
 
 class Grid:
-    """A position on the search's own padded board (`engine.mcts.board`), for working out which
+    """A position on the search's own padded board (`engine.game.cells`), for working out which
     cells win, which are legal and which answer a threat, under any rule, length and seat count."""
 
     def __init__(self, width: int, height: int, players: int, win_length: int, rule: Rule) -> None:
