@@ -1,6 +1,6 @@
 """Matches of three (or more) seats between two players, judged on the n-player board.
 
-Seed 004's protocol: a three-player game seats one player alone against two copies of the
+The three-player Gobang paper's protocol: a three-player game seats one player alone against two copies of the
 other ("1 A vs 2 B") or the mirror ("2 A vs 1 B"). A cycle of six games runs every seating
 once: the lone player in seat 1, 2 and 3 (seat 1 moves first), first A alone, then B alone,
 so both players sit in every seat equally often, alone and doubled. Each game is scored per
@@ -15,7 +15,8 @@ in every cycle.
 
 Forfeits: a seat that crashes, runs out of time, returns no move or an illegal one loses the
 game for its side (reason crash / time / resign / illegal); with two sides that is a win for
-the other one, as in the two-player referee (`engine.match.arena`), whose reason codes these are.
+the other one. The games are judged by the referee of two-player games too
+(`engine.match.referee`), whose reason codes these are.
 
 Like the arena this prints nothing: progress goes through callbacks, results come back as data.
 Games are played one after another in this process; each side's seats are separate Player
@@ -25,15 +26,15 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.limits import Limit, Player, PlayResult
+from gomoku.engine.game.seats import Game, NBoardError, SeatBoard
+from gomoku.engine.limits import Limit, Player
 from gomoku.engine.match.openings import Opening
-from gomoku.engine.match.players import PlayerError, PlayerSpec, PlayerTimeout, SpecError, make_player, parse_spec
-from gomoku.engine.mcts.nboard import NBoard, NBoardError, check_game
+from gomoku.engine.match.players import PlayerSpec, SpecError, make_player, parse_spec
+from gomoku.engine.match.referee import SeatWords, referee
 
 WIN_POINTS, DRAW_POINTS, LOSS_POINTS = 3, 1, 0
 #: player kinds that can sit at an n-player board (the classical engine and brains know two colours)
@@ -59,9 +60,12 @@ class NGameSettings:
     def base_limit(self) -> Limit:
         return Limit(turn_time=self.turn_time, playouts=self.playouts)
 
+    def game(self) -> Game:
+        return Game(self.width, self.board_height, self.players, self.win_length, Rule(self.rule))
+
     def check(self) -> None:
         """NBoardError (one line) when the board cannot be played."""
-        check_game(self.width, self.board_height, self.players, self.win_length, self.rule)
+        self.game().check()
 
 
 @dataclass(frozen=True)
@@ -150,13 +154,10 @@ class NGameResult:
                 "moves": [list(m) for m in self.moves], "times": [round(t, 4) for t in self.times]}
 
 
-def opening_board(settings: NGameSettings, opening: Opening = ()) -> NBoard:
+def opening_board(settings: NGameSettings, opening: Opening = ()) -> SeatBoard:
     """The board with `opening`'s stones placed in turn order; NBoardError (one line) for a
     stone the board refuses or an opening that already ends the game."""
-    s = settings
-    board = NBoard(s.width, s.board_height, s.players, s.win_length, s.rule)
-    for x, y in opening:
-        board.play(int(x), int(y))
+    board = settings.game().board(opening)
     if board.game_over:
         raise NBoardError(f"opening {list(opening)} ends the game before anyone moves")
     return board
@@ -166,61 +167,19 @@ def play_ngame(seated: list[Player], settings: NGameSettings, limits: Optional[l
                index: int = 0, sides: Optional[tuple[str, ...]] = None,
                stop: Optional[threading.Event] = None,
                opening: Opening = ()) -> NGameResult:
-    """Play one game with `seated[s]` at seat s and judge every move, after `opening`'s stones
-    (see `opening_board`). Player errors never escape: the seat that made one forfeits the game
-    for its side."""
+    """Play one game with `seated[s]` at seat s, judged by `engine.match.referee`, after
+    `opening`'s stones (see `opening_board`). Player errors never escape: the seat that made
+    one forfeits the game for its side."""
     n = settings.players
     if len(seated) != n:
         raise ValueError(f"{n} seats need {n} players, got {len(seated)}")
     sides = sides or tuple("A" if s == 0 else "B" for s in range(n))
-    w, h = settings.width, settings.board_height
     board = opening_board(settings, opening)
-    limits = limits or [settings.base_limit()] * n
-    times: list[float] = []
     names = [p.name for p in seated]
-
-    def finish(winner: Optional[int], reason: str, detail: str, loser: Optional[int] = None) -> NGameResult:
-        return NGameResult(index, names, tuple(sides), winner, reason, detail, list(board.moves), times, loser,
-                           len(opening))
-
-    for seat, p in enumerate(seated):
-        try:
-            p.new_game(w, h, settings.rule)
-        except Exception as exc:  # any player's failure is its loss, not the match's
-            return finish(None, "crash", f"seat {seat + 1} ({names[seat]}) failed to start: "
-                                         f"{type(exc).__name__}: {exc}", seat)
-    while True:
-        if board.winner is not None:
-            s = board.winner
-            return finish(s, "five", f"seat {s + 1} ({names[s]}) wins by {settings.win_length} in a row")
-        if board.is_full():
-            return finish(None, "full", "draw by full board")
-        if stop is not None and stop.is_set():
-            return finish(None, "adjudication", "draw: match stopped")
-        seat = board.to_move
-        who = f"seat {seat + 1} ({names[seat]})"
-        lim = limits[seat]
-        t0 = time.perf_counter()
-        try:
-            res: PlayResult = seated[seat].play(board.copy(), lim)
-        except PlayerTimeout as exc:
-            return finish(None, "time", f"{who} lost on time: {exc}", seat)
-        except Exception as exc:
-            return finish(None, "crash", f"{who} crashed: {type(exc).__name__}: {exc}", seat)
-        elapsed = time.perf_counter() - t0
-        if lim.turn_time is not None and elapsed > lim.turn_time + settings.tolerance:
-            return finish(None, "time", f"{who} took {elapsed:.2f} s (limit {lim.turn_time:g} s + "
-                                        f"{settings.tolerance:g} s tolerance)", seat)
-        if res.move is None:
-            return finish(None, "resign" if res.resigned else "illegal",
-                          f"{who} {'resigned' if res.resigned else 'returned no move'}", seat)
-        try:
-            x, y = int(res.move[0]), int(res.move[1])
-            board.play(x, y)
-        except (TypeError, ValueError, IndexError) as exc:   # NBoardError is a ValueError
-            why = str(exc) if isinstance(exc, NBoardError) else f"returned {res.move!r}, not a move"
-            return finish(None, "illegal", f"{who} played an illegal move: {why}", seat)
-        times.append(elapsed)
+    words = SeatWords(names, settings.width, settings.board_height)
+    v = referee(seated, board, limits or [settings.base_limit()] * n, words, settings.tolerance, stop=stop)
+    return NGameResult(index, names, tuple(sides), v.winner, v.reason, v.detail, v.moves, v.times, v.loser,
+                       len(opening))
 
 
 # ----------------------------------------------------------------------------- matches
@@ -367,9 +326,8 @@ class NMatch:
         for side in ("A", "B"):
             p = self._player(side, 0)
             p.new_game(s.width, s.board_height, s.rule)
-            board = NBoard(s.width, s.board_height, s.players, s.win_length, s.rule)
-            board.play(s.width // 2, s.board_height // 2)
-            p.play(board, Limit(playouts=16))
+            board = s.game().board([(s.width // 2, s.board_height // 2)])
+            p.play(board.view(), Limit(playouts=16))
 
     def run(self, on_game_start: Optional[Callable[[int, Seating], None]] = None,
             on_game_end: Optional[Callable[[NGameResult, NMatchSummary], None]] = None,
