@@ -83,7 +83,7 @@ def test_one_net_for_two_rules(tmp_path: Path) -> None:
     assert json.loads((run / "config.json").read_text())["draw_value"] == -0.2
     info = NetEvaluator.load(run / "nets" / "best.onnx").info
     assert info.rules == ["freestyle", "standard"] and info.coverage() == "7x7 freestyle/standard"
-    for bad, needle in (("freestyle,freestyle", "named twice"), ("freestyle,chess", "unknown rule")):
+    for bad, needle in (("freestyle,freestyle", "names a rule twice"), ("freestyle,chess", "unknown rule")):
         err = _run("train", "--board", "7", "--rule", bad, "--run", str(tmp_path / "r"))
         assert err.returncode != 0 and needle in err.stderr and "Traceback" not in err.stderr, err.stderr
     assert not (tmp_path / "r").exists()
