@@ -1,4 +1,4 @@
-"""The per-node functions compile without numba's reference counting (see engine/core.py's
+"""The per-node functions compile without numba's reference counting (see engine/game/core.py's
 docstring: it cost 31 % of the search's time). Losing the flag in a refactor changes no
 result, only the speed, so nothing else would notice."""
 from __future__ import annotations

@@ -238,7 +238,7 @@ def test_recursive_solvers_have_one_signature():
         assert len(f.signatures) <= 1
 
 
-# -- proof-number VCT (engine.dfpn) ------------------------------------------------------
+# -- proof-number VCT (engine.search.dfpn) -----------------------------------------------
 
 from gomoku.engine.search import dfpn  # noqa: E402
 

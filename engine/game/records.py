@@ -62,7 +62,7 @@ _RESULTS = (RESULT_BLACK, RESULT_WHITE, RESULT_DRAW)
 
 MAX_SIDE = 52   # SGF coordinates a..z A..Z
 
-# SGF result suffixes <-> our reason words (the referee's codes in engine.arena: five, foul,
+# SGF result suffixes <-> our reason words (the referee's codes in engine.match.arena: five, foul,
 # illegal, time, crash, resign, full, adjudication)
 _REASON_TO_SGF = {"resign": "R", "time": "T", "timeout": "T", "forfeit": "F", "foul": "F",
                   "illegal": "F", "crash": "F"}

@@ -76,7 +76,7 @@ class _Watcher:
 
 #: proof-number table of the root's VCT probes and move checks (2^18 entries of 24 bytes)
 DFPN_TABLE_LOG2 = 18
-#: the root's own threat probe: "dfpn" (engine.dfpn) or "vct" (depth-first, engine.threats)
+#: the root's own threat probe: "dfpn" (engine.search.dfpn) or "vct" (depth-first, engine.search.threats)
 ROOT_VCT = "dfpn"
 #: a root move is played only once the opponent's VCT after it was looked for (df-pn, one
 #: probe budget) and not found; iterations deeper than this many plies are checked

@@ -1,6 +1,6 @@
 """Depth-first proof-number search (df-pn) for victory by continuous threats (VCT).
 
-The depth-first VCT in engine.threats deepens one attacking move at a time and walks every
+The depth-first VCT in engine.search.threats deepens one attacking move at a time and walks every
 three on the board at every level, so a long win behind a wide first move is out of reach:
 on 77 positions where PentaZen announced a win of 13+ plies it proved 54 in 300 k nodes.
 Proof numbers steer the work instead to where the defender has the fewest answers (a four
