@@ -12,7 +12,7 @@ import os
 import sys
 import time
 import traceback
-from typing import Optional
+from typing import Callable, Optional
 
 from gomoku.engine import timeman
 from gomoku.protocol.commands import LineSplitter, parse_line
@@ -23,14 +23,16 @@ from gomoku.protocol.session import Session
 READ_CHUNK = 65536
 
 
-def run(log_path: Optional[str] = None, warmup: bool = True) -> int:
-    """Serve the protocol until END or end of input; never returns normally (os._exit)."""
+def run(log_path: Optional[str] = None, warmup: bool = True,
+        clock: Callable[[], float] = time.monotonic) -> int:
+    """Serve the protocol until END or end of input; never returns normally (os._exit).
+    Input lines are stamped on `clock`, which the session's deadlines are on."""
     # A thread waiting for the GIL (the watchdog, the reader) gets it within ~1 ms instead of 5.
     sys.setswitchinterval(0.001)
     proto_fd = isolate_stdio(log_path)
     out = ProtocolOutput(proto_fd, log=sys.stderr if log_path else None)
     loader = EngineLoader(warmup=warmup).start()
-    session = Session(out, loader, startup_s=timeman.startup_cost_s())
+    session = Session(out, loader, startup_s=timeman.startup_cost_s(), clock=clock)
     print(f"brain started, pid {os.getpid()}, start-up charge {session.startup_s:.3f} s")
     splitter = LineSplitter()
     while True:
@@ -38,7 +40,7 @@ def run(log_path: Optional[str] = None, warmup: bool = True) -> int:
             data = os.read(0, READ_CHUNK)
         except OSError:
             data = b""
-        t_read = time.monotonic()
+        t_read = clock()
         lines = splitter.feed(data) if data else splitter.flush()
         for line in lines:
             if log_path:

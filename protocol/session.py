@@ -22,7 +22,7 @@ from gomoku.protocol.engine_loader import EngineLoader
 from gomoku.protocol.fallback import cheap_move
 from gomoku.protocol.output import ProtocolOutput
 from gomoku.protocol.position import BLACK, Position, PositionError
-from gomoku.protocol.thinker import Answer, MoveRequest, run_request
+from gomoku.protocol.thinker import Answer, Clock, MoveRequest, run_request
 
 #: Data lines kept per BOARD/YXBOARD/SWAP2BOARD block (a 22x22 board has 484 cells).
 MAX_BLOCK_LINES = 600
@@ -48,8 +48,10 @@ def _version() -> str:
 class Session:
     """Everything one brain process remembers between commands."""
 
-    def __init__(self, out: ProtocolOutput, loader: EngineLoader, startup_s: float = 0.0) -> None:
+    def __init__(self, out: ProtocolOutput, loader: EngineLoader, startup_s: float = 0.0,
+                 clock: Clock = time.monotonic) -> None:
         self.out = out
+        self.clock = clock          # what t_read and the deadlines are on; tests pass a fake one
         self.loader = loader
         self.pos: Optional[Position] = None
         # why there is no game (pos is None) after a refused START/RECTSTART: game commands
@@ -71,8 +73,8 @@ class Session:
 
     # -- entry point -----------------------------------------------------------------------
     def handle_line(self, line: str, t_read: Optional[float] = None) -> None:
-        """Process one input line read at monotonic time `t_read`."""
-        t = time.monotonic() if t_read is None else t_read
+        """Process one input line read at time `t_read` (on `self.clock`)."""
+        t = self.clock() if t_read is None else t_read
         if self._block is not None:
             self._block_line(line)
             return
@@ -352,7 +354,7 @@ class Session:
                                         startup_s=self.startup_s if first else 0.0)
         messages = self._pending_messages + list(warnings or [])[:5]
         self._pending_messages = []
-        req = MoveRequest(self.out, budget, fallback, messages)
+        req = MoveRequest(self.out, budget, fallback, messages, clock=self.clock)
         self.request = req
         self.moves_answered += 1
         return req
@@ -431,12 +433,12 @@ class Session:
         """Runs in the thinking thread: wait for the engine, build the Board, search."""
         loader = self.loader
         budget = req.budget
-        now = time.monotonic()
+        now = self.clock()
         if not loader.acquire(budget.soft - now, ready_timeout=budget.soft - now - 0.02):
             print("no search: " + ("the engine is busy" if loader.ready.is_set() else "the engine is still loading")
                   + " at the soft deadline")
             return self._board_fallback(pos, rule)
-        left = budget.soft - time.monotonic()
+        left = budget.soft - self.clock()
         if not (budget.instant or self.searched or loader.warmed.is_set()) and left < COLD_SEARCH_MIN_S:
             # no search has run yet and the warm-up has not loaded one: a search this short
             # would spend its time loading the search's code and answer late, if at all
@@ -456,7 +458,7 @@ class Session:
             # the engine stops at the budget's soft deadline and ends its checks before the hard
             # one (engine.timeman.engine_times); max_memory goes through as the process-wide
             # limit: the agent sizes its tables from it; 0/None = its default.
-            think_s, hard_s = timeman.engine_times(req.budget, time.monotonic())
+            think_s, hard_s = timeman.engine_times(req.budget, self.clock())
             limit = loader.Limit(turn_time=think_s, hard_time=hard_s, depth=self.max_depth,
                                  nodes=self.max_node, max_memory=self.time.max_memory or None)
             result = loader.think(board, limit, req.stop)

@@ -5,6 +5,10 @@ a supervisor thread sets the stop event at the soft deadline and, if the job sti
 answered at the hard deadline, prints the precomputed fallback answer. Whoever answers first
 wins under the output lock; the other answer is dropped, so there is never a second move line
 and never a late one (as long as the GIL is not held by a long-running native call).
+
+The deadlines are read on an injectable clock (`time.monotonic` by default), so tests can check
+the policy (stop at the soft deadline, fallback at the hard one) on a fake clock, without the
+wall clock of a loaded machine deciding the outcome.
 """
 from __future__ import annotations
 
@@ -17,21 +21,23 @@ from gomoku.engine.timeman import Budget, stop_now
 from gomoku.protocol.output import ProtocolOutput
 
 Answer = tuple[str, Optional[Callable[[], None]], list[str]]   # line, effect, MESSAGE texts
+Clock = Callable[[], float]    # seconds, on the clock the Budget's deadlines are on
 
 
 class MoveRequest:
     """An answer the brain owes the manager, with its deadlines and its fallback."""
 
     def __init__(self, out: ProtocolOutput, budget: Budget, fallback: Answer,
-                 messages: Iterable[str] = ()) -> None:
+                 messages: Iterable[str] = (), clock: Clock = time.monotonic) -> None:
         self.out = out
+        self.clock = clock
         self.stop = threading.Event()       # polled by the search
         self.done = threading.Event()       # set once answered (or dropped after END)
         self.answered_by: Optional[str] = None
         self._budget = budget
         self._fallback = fallback
         self._messages = list(messages)     # printed before whichever answer goes out
-        self._cond = threading.Condition()
+        self._cond = threading.Condition()   # re-entrant: `watch` answers inside `supervise`
 
     @property
     def budget(self) -> Budget:
@@ -45,7 +51,7 @@ class MoveRequest:
 
     def request_stop(self) -> None:
         """YXSTOP/STOP: stop now, answer within a short grace period."""
-        self.set_budget(stop_now(self._budget, time.monotonic()))
+        self.set_budget(stop_now(self._budget, self.clock()))
         self.stop.set()
 
     def add_messages(self, texts: Iterable[str]) -> bool:
@@ -78,7 +84,7 @@ class MoveRequest:
             self._cond.notify_all()
         if ok:   # diagnostics for the log (fd 1 is the log file or /dev/null, never the manager)
             b = self._budget
-            now = time.monotonic()
+            now = self.clock()
             print(f"answer {line!r} by {source}: {1000 * (now - b.origin):.0f} ms after origin "
                   f"(soft {1000 * (b.soft - b.origin):.0f}, hard {1000 * (b.hard - b.origin):.0f}, "
                   f"limit {b.limit_ms:.0f})")
@@ -87,26 +93,40 @@ class MoveRequest:
     def answer_fallback(self) -> bool:
         return self.answer(self._fallback, "fallback")
 
-    def supervise(self) -> None:
-        """Watchdog loop: stop at the soft deadline, answer the fallback at the hard one."""
+    def watch(self, now: float) -> Optional[float]:
+        """One look of the watchdog at clock time `now`: past the soft deadline the stop event is
+        set, at the hard one the fallback goes out (unless an answer already did). Returns when
+        to look again, None once the request is answered; the whole time policy is here, so a
+        test can drive it on a fake clock."""
         with self._cond:
-            while not self.done.is_set():
-                now = time.monotonic()
-                b = self._budget
-                if now >= b.hard:
-                    break
+            if self.done.is_set():
+                return None
+            b = self._budget
+            if now < b.hard:
                 if now >= b.soft:
                     self.stop.set()
-                    wake = b.hard
-                else:
-                    wake = b.soft
-                self._cond.wait(max(0.001, wake - now))
-        if not self.done.is_set():
-            self.answer_fallback()
+                return b.hard if now >= b.soft else b.soft
+        self.answer_fallback()
+        return None
+
+    def recheck(self) -> None:
+        """Wake the watchdog to read the clock again: a clock that jumps (a test's fake clock)
+        says nothing to a watchdog sleeping until the next deadline."""
+        with self._cond:
+            self._cond.notify_all()
+
+    def supervise(self) -> None:
+        """Watchdog loop: `watch` at each deadline, and whenever the budget changes (the
+        condition is held from one look to the wait, so no set_budget can slip between)."""
+        with self._cond:
+            while (wake := self.watch(self.clock())) is not None:
+                self._cond.wait(max(0.001, wake - self.clock()))
 
 
-def run_request(req: MoveRequest, job: Callable[[MoveRequest], Optional[Answer]]) -> None:
-    """Start the thinking thread and the watchdog for `req`."""
+def run_request(req: MoveRequest, job: Callable[[MoveRequest], Optional[Answer]]
+                ) -> tuple[threading.Thread, threading.Thread]:
+    """Start the thinking thread and the watchdog for `req`; returns (thinker, watchdog), which
+    a test can join to know both are done."""
 
     def body() -> None:
         try:
@@ -119,5 +139,8 @@ def run_request(req: MoveRequest, job: Callable[[MoveRequest], Optional[Answer]]
         else:
             req.answer(result)
 
-    threading.Thread(target=req.supervise, name="watchdog", daemon=True).start()
-    threading.Thread(target=body, name="thinker", daemon=True).start()
+    watchdog = threading.Thread(target=req.supervise, name="watchdog", daemon=True)
+    thinker = threading.Thread(target=body, name="thinker", daemon=True)
+    watchdog.start()
+    thinker.start()
+    return thinker, watchdog
