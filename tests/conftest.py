@@ -1,5 +1,185 @@
-"""Test session set-up: make sure numba's cache is built before any timed subprocess test."""
+"""Shared test set-up and helpers.
+
+The numba cache is built before any timed subprocess test. `Brain` runs the real
+`pbrain-gomoku` executable over pipes: every reply line is time-stamped by a reader thread, so
+tests can assert deadlines and silence (no line at all after INFO or END). `FakeClock` is the
+injectable clock of the protocol's time-policy tests. Test modules import these with
+`from conftest import ...` (pytest puts tests/ on the path).
+"""
+from __future__ import annotations
+
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Optional, Union
+
 import pytest
+
+MOVE_RE = re.compile(r"^[0-9]+,[0-9]+$")
+#: How long a brain may take to exit after END or end of input. The brain leaves at once (it
+#: does not wait for a running search); the bound is for a loaded machine, where starting the
+#: exit can wait seconds for a core, and still catches a brain that hangs or waits for its search.
+EXIT_S = 5.0
+#: What a loaded machine may add to a real-time bound (the `slow` timing tests): a share of a
+#: core for a few hundred ms is common beside two busy loops on two cores.
+LOAD_SLACK_S = 1.0
+
+
+class FakeClock:
+    """A clock that moves only when told: the thinker, the watchdog and the session read their
+    deadlines on it, so a test checks the time policy and not the machine's load."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> float:
+        self.now += seconds
+        return self.now
+
+
+def brain_exe() -> str:
+    exe = Path(sys.executable).parent / "pbrain-gomoku"
+    if exe.exists():
+        return str(exe)
+    found = shutil.which("pbrain-gomoku")
+    if not found:
+        pytest.skip("pbrain-gomoku is not installed")
+    return found
+
+
+class Brain:
+    """A running brain process; `send` writes lines, `line` reads the next reply."""
+
+    def __init__(self, turn_ms: int = 300, env: Optional[dict[str, str]] = None,
+                 cwd: Optional[str] = None, args: Optional[list[str]] = None) -> None:
+        e = dict(os.environ)
+        e["GOMOKU_TURN_MS"] = str(turn_ms)
+        e.pop("GOMOKU_BRAIN_LOG", None)
+        if env:
+            e.update(env)
+        self.spawned = time.monotonic()
+        self.proc = subprocess.Popen(args or [brain_exe()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=e, cwd=cwd)
+        self.lines: "queue.Queue[tuple[float, Optional[str]]]" = queue.Queue()
+        self.stderr = b""
+        self._t_out = threading.Thread(target=self._read_out, daemon=True)
+        self._t_out.start()
+        self._t_err = threading.Thread(target=self._read_err, daemon=True)
+        self._t_err.start()
+        self.sent_at = self.spawned
+
+    def _read_out(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            self.lines.put((time.monotonic(), raw.decode("ascii", "replace").rstrip("\r\n")))
+        self.lines.put((time.monotonic(), None))
+
+    def _read_err(self) -> None:
+        assert self.proc.stderr is not None
+        self.stderr = self.proc.stderr.read()
+
+    def send(self, *lines: Union[str, bytes], eol: str = "\n") -> None:
+        """Write lines (str gets `eol` appended; bytes are written verbatim)."""
+        assert self.proc.stdin is not None
+        data = b"".join(l if isinstance(l, bytes) else (l + eol).encode() for l in lines)
+        self.sent_at = time.monotonic()
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def line(self, timeout: float = 10.0) -> str:
+        """Next reply line (raises AssertionError on timeout or end of output)."""
+        try:
+            t, text = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no reply within {timeout} s") from None
+        assert text is not None, "brain closed its output"
+        self.last_at = t
+        return text
+
+    def answer(self, timeout: float = 10.0) -> str:
+        """Next reply line that is not a MESSAGE (managers show those and read on)."""
+        while True:
+            text = self.line(timeout)
+            if not text.startswith("MESSAGE "):
+                return text
+
+    def move(self, timeout: float = 10.0, size: Optional[tuple[int, int]] = None) -> tuple[int, int]:
+        """Next reply, which must be a move line (MESSAGE lines before it are skipped)."""
+        text = self.answer(timeout)
+        assert MOVE_RE.match(text), f"expected a move, got {text!r}"
+        x, y = map(int, text.split(","))
+        if size:
+            assert 0 <= x < size[0] and 0 <= y < size[1], text
+        return x, y
+
+    def elapsed(self) -> float:
+        """Seconds from the last send to the last line read."""
+        return self.last_at - self.sent_at
+
+    def silent(self, seconds: float = 0.3) -> None:
+        """Assert that nothing arrives for `seconds`."""
+        try:
+            t, text = self.lines.get(timeout=seconds)
+        except queue.Empty:
+            return
+        if text is None:             # output closed (process ended) without a line: silent
+            self.lines.put((t, None))
+            return
+        raise AssertionError(f"unexpected output {text!r}")
+
+    def wait_exit(self, timeout: float = EXIT_S) -> tuple[int, float]:
+        """Wait for the process to end; returns (exit status, seconds since the last send)."""
+        try:
+            rc = self.proc.wait(timeout=timeout + 2.0)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError("brain did not exit") from None
+        return rc, time.monotonic() - self.sent_at
+
+    def close_stdin(self) -> None:
+        assert self.proc.stdin is not None
+        self.sent_at = time.monotonic()
+        self.proc.stdin.close()
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def end(self) -> None:
+        """Send END and check: exit 0 within EXIT_S, nothing printed after END."""
+        self.send("END")
+        rc, dt = self.wait_exit()
+        self._t_out.join(2)
+        leftovers = []
+        while not self.lines.empty():
+            _, text = self.lines.get()
+            if text is not None:
+                leftovers.append(text)
+        assert rc == 0
+        assert dt < EXIT_S, f"exit took {dt:.3f} s"
+        assert leftovers == [], f"output after END: {leftovers}"
+
+    def __enter__(self) -> "Brain":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()
+        for s in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                if s:
+                    s.close()
+            except OSError:
+                pass
 
 
 @pytest.fixture(scope="session", autouse=True)

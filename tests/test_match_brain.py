@@ -130,13 +130,15 @@ def test_brain_off_board_loses():
 
 
 def test_late_brain_loses_on_time_and_is_killed():
-    late = make_player(f"brain:{brain('late', '2')}", tolerance=0.2)
+    late = make_player(f"brain:{brain('late', '60')}", tolerance=0.2)
     try:
         t0 = time.monotonic()
         res = play_game(late, RandomPlayer(1), GameSettings(15, turn_time=0.3, tolerance=0.2))
         took = time.monotonic() - t0
         assert (res.winner, res.reason) == (WHITE, "time")
-        assert took < 1.5                       # killed at 0.3 + 0.2 s, not waited for
+        # killed at 0.3 + 0.2 s, not waited for: the brain would answer after 60 s, so any
+        # bound well under that tells the two apart, whatever the machine's load
+        assert took < 20
         assert late.alive is False
     finally:
         late.close()
@@ -189,10 +191,6 @@ def test_our_pbrain_gomoku_over_the_protocol():
     exe = _pbrain_gomoku()
     if exe is None:
         pytest.skip("pbrain-gomoku entry point is not installed")
-    try:
-        import gomoku.protocol.brain  # noqa: F401
-    except ImportError:
-        pytest.skip("gomoku.protocol.brain (pbrain-gomoku) is not written yet")
     settings = MatchSettings(GameSettings(15, turn_time=0.5, tolerance=1.0, start_timeout=20, factory=make_player), games=2,
                              openings=tuple(builtin_openings(15)), seed=4)
     summary = Match(f"brain:{exe}", "random", settings).run()

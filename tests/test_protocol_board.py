@@ -1,9 +1,9 @@
-"""Conformance cases 27-38 (BOARD and rule awareness) against the real brain."""
+"""BOARD and rule awareness against the real brain: positions set in one block, the rule from INFO."""
 from __future__ import annotations
 
 import pytest
 
-from test_protocol_util import Brain
+from conftest import Brain
 
 
 def started(size: int = 15, rule: int | None = None, turn_ms: int = 1000) -> Brain:
@@ -15,39 +15,39 @@ def started(size: int = 15, rule: int | None = None, turn_ms: int = 1000) -> Bra
     return b
 
 
-CASE27 = ("7,7,1", "7,8,2", "8,8,1", "6,7,2")
+WE_ARE_BLACK = ("7,7,1", "7,8,2", "8,8,1", "6,7,2")
 
 
-def test_27_board_we_are_black():
+def test_board_where_we_play_black_gets_a_free_cell():
     with started() as b:
-        b.send("BOARD", *CASE27, "DONE")
+        b.send("BOARD", *WE_ARE_BLACK, "DONE")
         m = b.move()
         assert m not in {(7, 7), (7, 8), (8, 8), (6, 7)}
         b.end()
 
 
-def test_28_board_we_are_white():
+def test_board_where_we_play_white_gets_a_free_cell():
     with started() as b:
         b.send("BOARD", "7,7,2", "8,8,1", "9,7,2", "DONE")
         assert b.move() not in {(7, 7), (8, 8), (9, 7)}
         b.end()
 
 
-def test_29_empty_board():
+def test_board_with_no_stones_gets_a_move():
     with started() as b:
         b.send("BOARD", "DONE")
         b.move()
         b.end()
 
 
-def test_30_unusable_cell():
+def test_board_with_field_3_marks_an_unusable_cell():
     with started() as b:
         b.send("BOARD", "7,7,1", "7,8,3", "8,8,2", "DONE")
         assert b.move() not in {(7, 7), (7, 8), (8, 8)}
         b.end()
 
 
-def test_31_bad_data_inside_board():
+def test_bad_board_lines_are_ignored_with_a_message():
     with started() as b:
         b.send("BOARD", "7,7,1", "7,7,2", "3,3,4", "99,1,1", "x", "8,8,2", "DONE")
         while True:
@@ -62,7 +62,7 @@ def test_31_bad_data_inside_board():
         b.end()
 
 
-def test_31b_board_impossible_counts():
+def test_board_with_impossible_stone_counts_is_refused():
     with started() as b:
         b.send("BOARD", "7,7,1", "8,8,1", "9,9,1", "DONE")
         assert b.line().startswith("ERROR ")
@@ -74,7 +74,7 @@ def test_31b_board_impossible_counts():
         b.end()
 
 
-def test_32_lower_case_board():
+def test_lower_case_board_and_done_are_accepted():
     with started() as b:
         b.send("board", "7,7,2", "done")
         assert b.move() != (7, 7)
@@ -83,9 +83,9 @@ def test_32_lower_case_board():
         b.end()
 
 
-def test_33_turn_continues_board_position():
+def test_turn_after_board_continues_that_position():
     with started() as b:
-        b.send("BOARD", *CASE27, "DONE")
+        b.send("BOARD", *WE_ARE_BLACK, "DONE")
         a = b.move()
         taken = {(7, 7), (7, 8), (8, 8), (6, 7), a}
         c = next((x, y) for x in range(15) for y in range(15) if (x, y) not in taken)
@@ -94,9 +94,9 @@ def test_33_turn_continues_board_position():
         b.end()
 
 
-def test_34_second_board_replaces_position():
+def test_second_board_replaces_the_position():
     with started() as b:
-        b.send("BOARD", *CASE27, "DONE")
+        b.send("BOARD", *WE_ARE_BLACK, "DONE")
         b.move()
         b.send("BOARD", "0,0,1", "14,14,2", "DONE")   # 7,7 etc. are free again
         assert b.move() not in {(0, 0), (14, 14)}
@@ -107,25 +107,25 @@ OPEN_FOUR = ("7,7,1", "7,8,2", "8,7,1", "8,8,2", "9,7,1", "9,8,2", "10,7,1", "10
 
 
 @pytest.mark.parametrize("rule,size", [(0, 15), (1, 15), (4, 15), (8, 15), (9, 15), (0, 20)])
-def test_35_complete_open_four(rule, size):
+def test_open_four_is_completed_under_every_rule(rule, size):
     with started(size, rule) as b:
         b.send("BOARD", *OPEN_FOUR, "DONE")
         assert b.move() in {(6, 7), (11, 7)}
         b.end()
 
 
-CASE36 = ("7,7,2", "7,8,1", "8,7,2", "7,9,1", "6,7,2", "7,10,1", "9,12,2", "7,11,1", "6,13,2",
-          "7,13,1", "8,14,2")
+THREE_OR_OVERLINE = ("7,7,2", "7,8,1", "8,7,2", "7,9,1", "6,7,2", "7,10,1", "9,12,2", "7,11,1", "6,13,2",
+                     "7,13,1", "8,14,2")
 
 
-def test_36_standard_blocks_three_instead_of_six():
+def test_standard_rule_blocks_three_instead_of_making_six():
     with started(rule=1) as b:
-        b.send("BOARD", *CASE36, "DONE")
+        b.send("BOARD", *THREE_OR_OVERLINE, "DONE")
         assert b.move() in {(5, 7), (9, 7)}
         b.end()
 
 
-def test_37_renju_avoids_forbidden():
+def test_renju_black_avoids_forbidden_cells():
     with started(rule=4) as b:
         b.send("BOARD", "7,7,1", "7,8,2", "8,6,1", "8,8,2", "7,9,1", "8,5,2", "8,10,1", "8,11,2", "DONE")
         assert b.move() != (6, 8)
@@ -140,29 +140,29 @@ def test_37_renju_avoids_forbidden():
 
 
 @pytest.mark.parametrize("rule", [8, 9])
-def test_38_caro_blocks_three(rule):
+def test_caro_rules_block_the_open_three(rule):
     with started(rule=rule) as b:
         b.send("BOARD", "7,7,1", "5,7,2", "6,7,1", "5,8,2", "8,7,1", "5,6,2", "9,7,1", "11,7,2", "DONE")
         assert b.move() in {(5, 4), (5, 5), (5, 9), (5, 10)}
         b.end()
 
 
-def test_40_info_rule_before_start():
+def test_info_rule_before_start_applies_to_the_game():
     b = Brain(turn_ms=1000)
     with b:
         b.send("INFO rule 1")
         b.silent(0.1)
         b.send("START 15")
         assert b.line() == "OK"
-        b.send("BOARD", *CASE36, "DONE")
+        b.send("BOARD", *THREE_OR_OVERLINE, "DONE")
         assert b.move() in {(5, 7), (9, 7)}
         b.end()
 
 
-def test_41_info_rule_after_start():
+def test_info_rule_after_start_applies_to_the_game():
     with started() as b:
         b.send("INFO rule 1")
         b.silent(0.1)
-        b.send("BOARD", *CASE36, "DONE")
+        b.send("BOARD", *THREE_OR_OVERLINE, "DONE")
         assert b.move() in {(5, 7), (9, 7)}
         b.end()

@@ -1,7 +1,7 @@
-"""Conformance cases 12-26 (move requests, leniency, bad input) against the real brain."""
+"""Move requests, leniency and bad input (line ends, case, blanks, unknown commands) against the real brain."""
 from __future__ import annotations
 
-from test_protocol_util import Brain
+from conftest import Brain
 
 
 def started(size: int = 15, **kw) -> Brain:
@@ -11,21 +11,21 @@ def started(size: int = 15, **kw) -> Brain:
     return b
 
 
-def test_12_start_20_begin():
+def test_begin_on_20x20_plays_on_the_board():
     with started(20) as b:
         b.send("BEGIN")
         b.move(size=(20, 20))
         b.end()
 
 
-def test_13_turn_as_first_move():
+def test_turn_as_the_first_command_after_start():
     with started(20) as b:
         b.send("TURN 10,10")
         assert b.move(size=(20, 20)) != (10, 10)
         b.end()
 
 
-def test_14_turn_on_occupied_cell():
+def test_turn_on_an_occupied_cell_is_an_error():
     with started() as b:
         b.send("TURN 7,7")
         a = b.move()
@@ -39,7 +39,7 @@ def test_14_turn_on_occupied_cell():
         b.end()
 
 
-def test_15_turn_off_board():
+def test_turn_off_the_board_is_an_error():
     with started() as b:
         b.send("TURN 15,3")
         assert b.line().startswith("ERROR ")
@@ -50,7 +50,7 @@ def test_15_turn_off_board():
         b.end()
 
 
-def test_16_malformed_turn():
+def test_malformed_turn_is_an_error():
     with started() as b:
         for bad in ("TURN 7;7", "TURN 7", "TURN"):
             b.send(bad)
@@ -59,14 +59,14 @@ def test_16_malformed_turn():
         b.end()
 
 
-def test_17_turn_before_start():
+def test_turn_before_start_is_an_error():
     with Brain() as b:
         b.send("TURN 7,7")
         assert b.line().startswith("ERROR ")
         b.end()
 
 
-def test_18_begin_twice():
+def test_begin_twice_is_an_error():
     with started() as b:
         b.send("BEGIN")
         b.move()
@@ -75,14 +75,14 @@ def test_18_begin_twice():
         b.end()
 
 
-def test_19_blanks_around_comma():
+def test_blanks_around_the_comma_are_accepted():
     with started() as b:
         b.send("   TURN  7, 8  ")
         assert b.move() != (7, 8)
         b.end()
 
 
-def test_20_lower_case():
+def test_lower_case_commands_are_accepted():
     with Brain() as b:
         b.send("start 15")
         assert b.line() == "OK"
@@ -93,7 +93,7 @@ def test_20_lower_case():
         b.end()
 
 
-def test_21_crlf():
+def test_crlf_line_ends_are_accepted():
     with Brain() as b:
         b.send(b"START 15\r\n")
         assert b.line() == "OK"
@@ -102,7 +102,7 @@ def test_21_crlf():
         b.end()
 
 
-def test_21b_lone_cr_and_crlf_split_across_writes():
+def test_lone_cr_and_crlf_split_across_writes():
     with Brain() as b:
         b.send(b"START 15\r")
         assert b.line() == "OK"
@@ -112,7 +112,7 @@ def test_21b_lone_cr_and_crlf_split_across_writes():
         b.end()
 
 
-def test_22_lf_only():
+def test_lf_line_ends_are_accepted():
     with Brain() as b:
         b.send(b"START 15\nTURN 7,7\n")
         assert b.line() == "OK"
@@ -120,14 +120,14 @@ def test_22_lf_only():
         b.end()
 
 
-def test_23_empty_and_blank_lines():
+def test_empty_and_blank_lines_are_ignored():
     with started() as b:
         b.send("", "    ", "\t")
         b.silent(0.3)
         b.end()
 
 
-def test_24_unknown_command():
+def test_unknown_command_answers_unknown():
     with Brain() as b:
         b.send("FOO 1 2")
         assert b.line().startswith("UNKNOWN ")
@@ -137,7 +137,7 @@ def test_24_unknown_command():
         b.end()
 
 
-def test_25_huge_line():
+def test_huge_line_is_survived():
     with Brain() as b:
         b.send("A" * 100_000)
         assert b.line().startswith("UNKNOWN ")
@@ -147,7 +147,7 @@ def test_25_huge_line():
         b.end()
 
 
-def test_26_invalid_utf8():
+def test_invalid_utf8_is_survived():
     with Brain() as b:
         b.send(b"\xff\xfe\n")
         line = b.line()

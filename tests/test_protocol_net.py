@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from test_protocol_util import MOVE_RE, Brain
+from conftest import MOVE_RE, Brain
 
 from netfiles import conv_net, uniform_net
 

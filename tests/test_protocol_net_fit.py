@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from test_protocol_util import MOVE_RE, Brain
+from conftest import MOVE_RE, Brain
 
 PBRAIN = str(Path(sys.executable).parent / "pbrain-gomoku")
 WEIGHTS = Path(__file__).resolve().parent.parent / "weights"

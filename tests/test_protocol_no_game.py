@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_protocol_util import MOVE_RE, Brain
+from conftest import MOVE_RE, Brain
 
 #: Every command that acts on the game's board, each with its data lines where it has some.
 GAME_COMMANDS = [

@@ -1,20 +1,20 @@
-"""Conformance cases 1-11 and 50 (start-up, board set-up) against the real pbrain-gomoku."""
+"""Start-up and board set-up (START, RECTSTART, RESTART, ABOUT, the first move) against the real pbrain-gomoku."""
 from __future__ import annotations
 
 import re
 import time
 
-from test_protocol_util import MOVE_RE, Brain
+from conftest import MOVE_RE, Brain
 
 
-def test_01_start_20():
+def test_start_20_answers_ok():
     with Brain() as b:
         b.send("START 20")
         assert b.line() == "OK"
         b.end()
 
 
-def test_02_start_15_begin():
+def test_start_15_then_begin_plays_a_move():
     with Brain() as b:
         b.send("START 15")
         assert b.line() == "OK"
@@ -23,7 +23,7 @@ def test_02_start_15_begin():
         b.end()
 
 
-def test_03_start_4_error_then_15():
+def test_start_4_is_refused_then_start_15_works():
     with Brain() as b:
         b.send("START 4")
         assert b.line().startswith("ERROR ")
@@ -32,7 +32,7 @@ def test_03_start_4_error_then_15():
         b.end()
 
 
-def test_04_start_99_error():
+def test_start_99_is_refused():
     with Brain() as b:
         b.send("START 99")
         assert b.line().startswith("ERROR ")
@@ -41,7 +41,7 @@ def test_04_start_99_error():
         b.end()
 
 
-def test_05_start_without_or_bad_size():
+def test_start_without_or_with_a_bad_size_is_refused():
     with Brain() as b:
         b.send("START")
         assert b.line().startswith("ERROR ")
@@ -51,7 +51,7 @@ def test_05_start_without_or_bad_size():
         b.end()
 
 
-def test_06_start_again_clears_board():
+def test_start_again_clears_the_board():
     with Brain() as b:
         b.send("START 15")
         assert b.line() == "OK"
@@ -64,7 +64,7 @@ def test_06_start_again_clears_board():
         b.end()
 
 
-def test_07_rectstart_30_20_unsupported_size():
+def test_rectstart_of_an_unsupported_size_is_refused():
     with Brain() as b:
         b.send("RECTSTART 30,20")
         assert b.line().startswith("ERROR ")
@@ -77,7 +77,7 @@ def test_07_rectstart_30_20_unsupported_size():
         b.end()
 
 
-def test_08_rectstart_square():
+def test_rectstart_square_board():
     with Brain() as b:
         b.send("RECTSTART 15,15")
         assert b.line() == "OK"
@@ -86,7 +86,7 @@ def test_08_rectstart_square():
         b.end()
 
 
-def test_09_restart():
+def test_restart_clears_the_board():
     with Brain() as b:
         b.send("START 15")
         assert b.line() == "OK"
@@ -103,14 +103,14 @@ def test_09_restart():
         b.end()
 
 
-def test_10_restart_before_start():
+def test_restart_before_start_is_an_error():
     with Brain() as b:
         b.send("RESTART")
         assert b.line().startswith("ERROR ")
         b.end()
 
 
-def test_11_about_before_start():
+def test_about_before_start_answers():
     with Brain() as b:
         b.send("ABOUT")
         line = b.line()
@@ -120,7 +120,7 @@ def test_11_about_before_start():
         b.end()
 
 
-def test_50_about_and_start_fast_from_spawn():
+def test_about_and_start_answer_fast_from_spawn():
     """c-gomoku-cli sends ABOUT at spawn and kills a brain whose START OK is later than 3 s; we
     aim for well under 1 s with a warm numba cache (the cache is warmed by earlier tests/run)."""
     with Brain() as b:
@@ -154,7 +154,7 @@ def _move_after(b: Brain, lines: list[str]) -> tuple[int, int]:
 POSITION = ("BOARD", "6,6,2", "6,8,1", "7,7,2", "DONE")
 
 
-def test_51_first_move_right_after_start_is_on_time_and_searched_when_ready(tmp_path):
+def test_first_move_right_after_start_is_on_time_and_searched_when_ready(tmp_path):
     """GomocupJudge starts a brain per game (c-gomoku-cli one per worker) and may ask for a move
     right after START. The move must be legal and on time (1 s/move) whatever the machine's
     load, and come from the search unless the engine was still loading: the log tells why not
@@ -179,7 +179,7 @@ def test_51_first_move_right_after_start_is_on_time_and_searched_when_ready(tmp_
                 or "search: depth 0 " in text), text[-1500:]
 
 
-def test_51_move_asked_for_once_the_engine_is_ready_is_searched(tmp_path):
+def test_move_asked_for_once_the_engine_is_ready_is_searched(tmp_path):
     """Once the engine is usable a move gets it ahead of the warm-up (which loads the remaining
     code paths one step at a time and steps aside): searched, with its depth in a MESSAGE."""
     log = tmp_path / "brain.log"

@@ -75,9 +75,8 @@ def test_finds_the_long_vcf():
 
 def test_instant_move_is_the_static_move():
     b = Board.from_moves(15, [(7, 7), (8, 8), (8, 7)])
-    t0 = time.perf_counter()
     r = think(b, Limit(turn_time=0))
-    assert time.perf_counter() - t0 < 0.2
+    assert r.info["depth"] == 0 and r.info["nodes"] == 1     # no search ran: no time spent on one
     assert r.move == quick_move(b)
 
 
