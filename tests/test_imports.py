@@ -62,13 +62,7 @@ TOP_LEVEL_FORBIDDEN: dict[str, tuple[str, ...]] = {
 }
 
 #: (importer, imported) arrows that break a rule today, each with what removes it
-KNOWN_ARROWS: set[tuple[str, str]] = {
-    # the sanity battery plays an MCTS player on a net, so it sits above engine.mcts and
-    # engine.match; moving engine/net/sanity.py out of engine.net (to engine.match, or train
-    # beside the gating that uses it) removes these
-    ("gomoku.engine.net.sanity", "gomoku.engine.mcts.search"),
-    ("gomoku.engine.net.sanity", "gomoku.engine.match.players"),
-}
+KNOWN_ARROWS: set[tuple[str, str]] = set()
 
 #: import cycles between modules that exist today, each with what removes it
 KNOWN_CYCLES: list[set[str]] = [

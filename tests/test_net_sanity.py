@@ -1,4 +1,4 @@
-"""The sanity battery (engine/net/sanity.py) and `gomoku ship`'s use of it.
+"""The sanity battery (engine/match/sanity.py) and `gomoku ship`'s use of it.
 
 The positions are checked by hand for the boards the shipped nets play (the cells that pass are
 written out here, not taken from the code under test), the verdicts on moves built for the
@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.net import sanity
-from gomoku.engine.net.sanity import (FAIL, PASS, SKIP, block_position, central_region, judge, opening_position,
+from gomoku.engine.match import sanity
+from gomoku.engine.match.sanity import (FAIL, PASS, SKIP, block_position, central_region, judge, opening_position,
                                       run_battery, three_position, win_position)
 from gomoku.tools.cli import main
 

@@ -169,8 +169,8 @@ def test_prompt_has_line_editing(tmp_path):
 
 
 def test_engine_score_says_whose_it_is():
-    from gomoku.tools.play_two import _info_text
-    assert _info_text({"depth": 9, "score": 35}, "classical") == ", depth 9, score +35 for classical"
+    from gomoku.engine.limits import SearchInfo
+    assert SearchInfo.of({"depth": 9, "score": 35}).summary("classical") == ", depth 9, score +35 for classical"
 
 
 def test_unwritable_save_path_is_refused_before_the_game(tmp_path):

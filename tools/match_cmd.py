@@ -62,7 +62,7 @@ def _records_module() -> Any:
 
 
 def write_game_records(res: GameResult, sgf: Optional[Path], psq_dir: Optional[Path]) -> None:
-    """Append the game to the SGF collection and/or write `game_NNNN.psq` (via engine.records)."""
+    """Append the game to the SGF collection and/or write `game_NNNN.psq` (via engine.game.records)."""
     records = _records_module()
     rec = res.to_record()
     if sgf is not None:

@@ -23,7 +23,7 @@ from rich.markup import escape
 
 from gomoku.engine.game import nrecord
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.limits import Limit, PlayResult
+from gomoku.engine.limits import Limit, PlayResult, SearchInfo
 from gomoku.engine.game.nboard import NBoard, NBoardError, check_game
 from gomoku.tools import render
 from gomoku.tools.play_session import GAME_OVER_HINT, SEAT_LOOK, Seat, Session, catch_ctrl_c, run_session
@@ -158,7 +158,7 @@ class NSession(Session):
 
     def engine_line(self, seat: int, move: tuple[int, int], spent: float, info: dict) -> str:
         return (f"{self.seats[seat].tag(seat)} played [bold]{render.describe_move(move)}[/bold] "
-                f"in {spent:.2f} s{_info_text(info)}")
+                f"in {spent:.2f} s{SearchInfo.of(info).summary()}")
 
     def undone_text(self, taken: str) -> str:
         seat = self.board.to_move
@@ -217,15 +217,6 @@ def render_plain(markup: str) -> str:
     """Text of a rich markup string (for records)."""
     from rich.text import Text
     return Text.from_markup(markup).plain
-
-
-def _info_text(info: dict) -> str:
-    parts = []
-    if info.get("playouts"):
-        parts.append(f"{int(info['playouts'])} playouts")
-    if info.get("winrate") is not None:
-        parts.append(f"value {float(info['winrate']):.2f}")
-    return (", " + ", ".join(parts)) if parts else ""
 
 
 def run(*, players: int, width: Optional[int], height: Optional[int], rule: Rule, win_length: int,

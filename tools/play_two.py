@@ -18,7 +18,7 @@ from rich.markup import escape
 
 from gomoku.engine.game import records
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.limits import Limit, PlayResult
+from gomoku.engine.limits import Limit, PlayResult, SearchInfo
 from gomoku.tools import render
 from gomoku.tools.interruptible import run_interruptibly
 from gomoku.tools.play_session import GAME_OVER_HINT, SEAT_LOOK, Outcome, Seat, Session
@@ -26,7 +26,7 @@ from gomoku.tools.play_session import GAME_OVER_HINT, SEAT_LOOK, Outcome, Seat, 
 BLACK, WHITE, EMPTY = 1, 2, 0
 COLOUR_NAME = {BLACK: "black", WHITE: "white"}
 STONE = {BLACK: "X", WHITE: "O"}
-# reason codes are the referee's (engine.arena), so records from play and match read alike
+# reason codes are the referee's (engine.match.referee), so records from play and match read alike
 _REASON_TEXT = {"five": "five in a row", "resign": "by resignation", "foul": "black played a forbidden point",
                 "illegal": "the engine played an illegal move", "crash": "the engine failed",
                 "time": "on time", "full": "the board is full", "adjudication": "adjudicated"}
@@ -201,7 +201,8 @@ class TwoPlayerSession(Session):
 
     def engine_line(self, seat: int, move: tuple[int, int], spent: float, info: dict) -> str:
         name = escape(self.opponent_name())
-        return f"{name} played [bold]{render.describe_move(move)}[/bold] in {spent:.2f} s{_info_text(info, name)}"
+        said = SearchInfo.of(info).summary(name)
+        return f"{name} played [bold]{render.describe_move(move)}[/bold] in {spent:.2f} s{said}"
 
     def undone_text(self, taken: str) -> str:
         return f"Took back {taken}. Your move."
@@ -242,7 +243,7 @@ class TwoPlayerSession(Session):
             return
         self.hint = (int(res.move[0]), int(res.move[1]))
         self.messages.append(f"Hint: [bold green]{render.describe_move(self.hint)}[/bold green] "
-                             f"(marked *, {time.monotonic() - t0:.2f} s{_info_text(res.info, 'you')})")
+                             f"(marked *, {time.monotonic() - t0:.2f} s{SearchInfo.of(res.info).summary('you')})")
 
     # -- screen ----------------------------------------------------------------------
     def draw_game(self) -> None:
@@ -297,16 +298,3 @@ def _makes_overline(b: Any, x: int, y: int) -> bool:
     return False
 
 
-def _info_text(info: dict, who: str = "") -> str:
-    parts = []
-    if info.get("depth") is not None:
-        parts.append(f"depth {info['depth']}")
-    score = info.get("score")
-    if score is not None:
-        # the search scores the position for the side it moved for: + is good for the engine
-        text = f"{score:+d}" if isinstance(score, int) else f"{score}"
-        parts.append(f"score {text} for {who}" if who else f"score {text}")
-    if info.get("nodes"):
-        n = int(info["nodes"])
-        parts.append(f"{n / 1000:.1f}k nodes" if n >= 1000 else f"{n} nodes")
-    return (", " + ", ".join(parts)) if parts else ""

@@ -23,7 +23,7 @@ def _summary(name: str, entry: dict) -> str:
 
 def _battery(path: Path) -> Any:
     """The sanity battery's report on a net file; ClickException (one line) when it cannot run."""
-    from gomoku.engine.net.sanity import SanityError, run_battery
+    from gomoku.engine.match.sanity import SanityError, run_battery
     try:
         return run_battery(path)
     except SanityError as exc:
@@ -48,7 +48,7 @@ def _record(report: Any, path: Path, folder: Path) -> dict[str, Any]:
 
 
 def _print_report(title: str, report: Any) -> None:
-    from gomoku.engine.net.sanity import describe_cell
+    from gomoku.engine.match.sanity import describe_cell
     click.echo(title)
     click.echo(f"  {'check':<13} {'game':<16} {'result':<6} {'move':<11} {'policy top':<11} why")
     for r in report.results:
@@ -60,7 +60,7 @@ def _print_report(title: str, report: Any) -> None:
 def _check(targets: tuple[str, ...], folder: Path) -> None:
     """--check: the battery on each shipped NAME (every shipped net when none is named) or
     FILE.onnx; a NAME's verdict goes into its manifest entry. Exit 1 when any net fails."""
-    from gomoku.engine.net.sanity import BATTERY_VERSION, DEFAULT_PLAYOUTS, PLAYOUTS, SEED
+    from gomoku.engine.match.sanity import BATTERY_VERSION, DEFAULT_PLAYOUTS, PLAYOUTS, SEED
     from gomoku.weights.manifest import (ManifestError, check_name, manifest_path, read_manifest, record_sanity,
                                          sha256_file)
     try:
@@ -130,7 +130,7 @@ def ship(args: tuple[str, ...], figures: tuple[str, ...], check: bool, weights_d
 
     \b
     Nothing is written unless the net passes the sanity battery
-    (engine/net/sanity.py) on every rule it claims, played by its own
+    (engine/match/sanity.py) on every rule it claims, played by its own
     MCTS player (200 playouts, seed 0) and read from its raw policy:
       opening       the first move on the empty board, at 200 and 800
                     playouts, and the policy's top cell lie in the

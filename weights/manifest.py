@@ -15,7 +15,7 @@ that shipping a net changes only that net's lines in a diff. An entry:
     strength                                    [{opponent, result, command, sha256}]: measured
                                                 figures, each with the net file it was measured on
     sanity                                      the sanity battery's verdict on the file
-                                                (engine/net/sanity.py): {battery, playouts, seed,
+                                                (engine/match/sanity.py): {battery, playouts, seed,
                                                 passed, checks: [{check, rule, size, status,
                                                 move, policy, reason}], sha256, date, commit}
     withdrawn (only when it is)                 why the net is kept out of the defaults and the

@@ -437,7 +437,7 @@ def _board(pos: Position):
 
 def policy_top(evaluator, pos: Position) -> tuple[int, int]:
     """The raw policy's most likely legal cell for the mover."""
-    from .planes import fill_planes, plane_count
+    from ..net.planes import fill_planes, plane_count
     w, h, p = pos.width, pos.height, pos.players
     flat = np.zeros(w * h, dtype=np.int8)
     for i, (x, y) in enumerate(pos.moves):
@@ -463,7 +463,7 @@ def player_move(path: str, pos: Position, playouts: int, seed: int = SEED) -> tu
     """The move the net's MCTS player makes: the player `gomoku play --opponent FILE.onnx` makes,
     at `playouts`, seeded, no clock."""
     from ..limits import Limit
-    from ..match.players import make_player
+    from .players import make_player
     player = make_player(f"{path}:playouts={playouts},seed={seed}", win_length=pos.win_length, players=pos.players)
     try:
         player.new_game(pos.width, pos.height, pos.rule)
@@ -546,8 +546,8 @@ def run_battery(path: str | os.PathLike, playouts: int = PLAYOUTS, seed: int = S
                 checks: Sequence[str] = CHECKS) -> SanityReport:
     """Every check on every game the net claims (`battery_games`). SanityError (one line) for a
     file that is not a usable net."""
-    from .evaluator import NetEvaluator
-    from .metadata import NetFormatError
+    from ..net.evaluator import NetEvaluator
+    from ..net.metadata import NetFormatError
     path = str(path)
     if not os.path.isfile(path):
         raise SanityError(f"{path}: no such net file")
