@@ -8,7 +8,6 @@ is SWAP-free: the cheap fallback move for white, which is always valid syntax.
 """
 from __future__ import annotations
 
-import time
 from typing import Any, Callable, Optional
 
 from gomoku.engine.game.rules import Rule
@@ -61,13 +60,13 @@ def decide(req: Any, pos: Position, rule: Rule, loader: Any, effect_for: EffectF
     """Runs in the thinking thread: the engine's choice for this stage, or None (fallback)."""
     if pos.stone_count == 0:
         return quick_answer(pos, rule, effect_for)
-    until = min(req.budget.soft, time.monotonic() + MAX_DECISION_S)
-    now = time.monotonic()
+    until = min(req.budget.soft, req.clock() + MAX_DECISION_S)
+    now = req.clock()
     if not loader.acquire(until - now, ready_timeout=until - now - 0.02):
         return None
     try:
         board = pos.to_board(loader.Board, rule)
-        think_s = max(0.0, min(until, req.budget.soft) - time.monotonic())
+        think_s = max(0.0, min(until, req.budget.soft) - req.clock())
         result = loader.think(board, loader.Limit(turn_time=think_s), req.stop)
     finally:
         loader.release()

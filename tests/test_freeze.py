@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from test_protocol_util import MOVE_RE, Brain
+from conftest import MOVE_RE, Brain
 
 pytest.importorskip("PyInstaller")
 GOMOKU = str(Path(sys.executable).parent / "gomoku")

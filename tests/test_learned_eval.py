@@ -159,7 +159,7 @@ def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with_over_a_pipe
     import sys
     from pathlib import Path
     from gomoku.train.replay import ReplayStore
-    from test_protocol_util import Brain
+    from conftest import Brain
     bin_dir = Path(sys.executable).parent
     run = tmp_path / "mix"
     out = subprocess.run([str(bin_dir / "gomoku"), "train", "--board", "9", "--arch", "mix8", "--run", str(run),

@@ -13,7 +13,8 @@ from gomoku.engine.game.board import BLACK, WHITE, Board
 from gomoku.engine.limits import Limit
 from gomoku.engine.game.rules import Rule
 
-from test_threats import LONG_VCF, assert_vcf_line, position
+from conftest import LOAD_SLACK_S
+from positions import LONG_VCF, assert_vcf_line, position
 
 
 def opp_has_vcf(b: Board) -> bool:
@@ -91,16 +92,18 @@ def test_node_and_depth_limits_are_deterministic():
     assert think(b, Limit(depth=3)).info["nodes"] == d.info["nodes"]
 
 
+@pytest.mark.slow
 def test_time_limit_and_stop_event():
+    """The search keeps its time and stops when told, within the slack a loaded machine needs."""
     b = Board.from_moves(15, [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (7, 6)])
     t0 = time.perf_counter()
     r = think(b, Limit(turn_time=0.4))
-    assert time.perf_counter() - t0 < 0.6 and r.move is not None and r.info["depth"] >= 2
+    assert time.perf_counter() - t0 < 0.4 + LOAD_SLACK_S and r.move is not None and r.info["depth"] >= 2
     stop = threading.Event()
     threading.Timer(0.2, stop.set).start()
     t0 = time.perf_counter()
     r = think(b, Limit(turn_time=60), stop)
-    assert time.perf_counter() - t0 < 0.5
+    assert time.perf_counter() - t0 < 0.2 + LOAD_SLACK_S
     assert b.cell(*r.move) == 0
     # stop already set: still a legal move
     r = think(b, Limit(turn_time=60), stop)
