@@ -175,3 +175,18 @@ def test_docs_keep_run_diaries_under_lab() -> None:
     """docs/ is the reference; the diaries of runs and experiments live in docs/lab/."""
     assert (ROOT / "docs" / "lab" / "training.md").is_file()
     assert not (ROOT / "docs" / "training.md").exists()
+
+
+def test_the_papers_are_cited_by_name_not_by_number() -> None:
+    """docs/references.md names the five papers the project grew from; the library cites them by
+    those names, never as 'seed 000' .. 'seed 004' (numbers nobody outside the project can look up)."""
+    import re
+    import subprocess
+    refs = _text(ROOT / "docs" / "references.md")
+    for name in ("UCAS Gobang paper", "AlphaGo Zero Gomoku re-implementation", "Columbia AlphaZero Gomoku paper",
+                 "Fudan threat-space-search paper", "three-player Gobang paper"):
+        assert f"**the {name}**" in refs, name
+    files = subprocess.run(["git", "ls-files", "*.py", "*.md"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    bare = [f for f in files if (ROOT / f).is_file() and f != "tests/test_docs.py"
+            and re.search(r"\bseeds? 00[0-4]\b", (ROOT / f).read_text(encoding="utf-8"))]
+    assert bare == []

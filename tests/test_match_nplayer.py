@@ -1,4 +1,4 @@
-"""`gomoku match --players 3`: seed 004's seatings and scoring through the real console script,
+"""`gomoku match --players 3`: the three-player Gobang paper's seatings and scoring through the real console script,
 and the n-player referee's judging of forfeits."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The shipped two-player nets, played through the same player factory `gomoku match` uses,
 on positions one can check by hand: the mover takes its immediate win even when the opponent
-threatens one too (seed 001's net missed such wins; here the search makes the winning cell
-the only choice before the net is asked).
+threatens one too (the AlphaGo Zero Gomoku re-implementation's net missed such wins; here the
+search makes the winning cell the only choice before the net is asked).
 
 And the sanity battery's verdicts in weights/manifest.json (`gomoku ship --check`): every entry
 has one, of the file that ships (sha256), from the battery this code runs; a net that fails is

@@ -1,4 +1,4 @@
-"""Training's evaluation of three- and four-player runs: seed 004's criterion for beating a
+"""Training's evaluation of three- and four-player runs: the three-player Gobang paper's criterion for beating a
 ladder rung, whole cycles of seatings, which games the n-player referee can judge, and a match
 shared among worker processes adding up like one played in a single process."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`gomoku train --players 3` end to end through the CLI on a tiny board: self-play, training,
-gating the new net against the best one and the ladder against pure MCTS under seed 004's
+gating the new net against the best one and the ladder against pure MCTS under the three-player Gobang paper's
 protocol, recorded in metrics.jsonl; the dynamic playout number raised when the ladder stalls;
 the ladder table printed at the end and by `gomoku plot --table`, and the ladder plot."""
 from __future__ import annotations

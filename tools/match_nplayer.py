@@ -1,4 +1,4 @@
-"""`gomoku match --players 3 A B`: seed 004's three-player protocol from the command line.
+"""`gomoku match --players 3 A B`: the three-player Gobang paper's three-player protocol from the command line.
 
     gomoku match --players 3 pure-mcts:3000 pure-mcts:1000 -n 12 --size 8
     gomoku match --players 3 net3.onnx pure-mcts:2000 --size 11 --json out/r.json

@@ -47,7 +47,7 @@ class RunConfig:
     cheap_playouts: int = 0             # 0: the engine's default (a fifth of playouts)
     resign_threshold: float = 0.0       # 0: never resign
     no_resign_share: float = 0.1
-    dynamic_playouts: int = 0           # seed 004: +this many self-play playouts when the ladder stalls
+    dynamic_playouts: int = 0           # +this many self-play playouts when the ladder stalls (three-player paper)
     stall_generations: int = 5
     # bootstrap from the classical engine
     bootstrap_generations: int = 0
@@ -68,7 +68,7 @@ class RunConfig:
     ladder_step: int = 1000
     ladder_games: int = 10
     ladder_win: float = 0.7             # 2 players: score that beats a rung (draws count half)
-    ladder_share: float = 0.5           # 3-4 players: share of the points to exceed (seed 004: A's > B's)
+    ladder_share: float = 0.5           # 3-4 players: share of the points to exceed (three-player paper: A's > B's)
     classical_games: int = 10           # games against the classical engine's current level (0: none)
     # machine
     workers: int = 0                    # 0: one per core

@@ -1,12 +1,12 @@
 """Evaluation through the engine's match runners: gating against the best net and a ladder of
-pure MCTS opponents (seed 000: rollout MCTS at 1000, 2000, ... playouts).
+pure MCTS opponents (the UCAS Gobang paper: rollout MCTS at 1000, 2000, ... playouts).
 
 Two players: games go through `engine.match.arena` (referee, colour swaps, worker processes),
 the same code `gomoku match` uses, with players named by spec strings (`net.onnx:playouts=N`,
 `pure-mcts:playouts=N`), from random openings each played with both colours.
 
 Three or four players: games go through `engine.match.nplayer`, the same code as `gomoku match
---players 3`: seed 004's protocol, every seating of one A against the other side's copies and
+--players 3`: the three-player Gobang paper's protocol, every seating of one A against the other side's copies and
 the mirror, win 3 / draw 1 / loss 0 per side. A match is whole cycles of 2 x players games
 (`nplayer_games` rounds a requested count up). A's score is its share of all points, which for
 two players is the usual (wins + draws / 2) / games. The ladder plays from the empty board, as
@@ -28,7 +28,7 @@ from gomoku.engine.match.nplayer import (DRAW_POINTS, LOSS_POINTS, WIN_POINTS, N
 from gomoku.engine.game.nboard import NBoardError, check_game
 from gomoku.engine.mcts.selfplay import central_cells
 
-#: seed 004: "the higher one is regarded as having higher performance": A beats B when A's
+#: the three-player Gobang paper: "the higher one is regarded as having higher performance": A beats B when A's
 #: points exceed B's, i.e. its share of the points is above one half
 PAPER_BEAT_SHARE = 0.5
 
@@ -67,7 +67,7 @@ def evaluation_blocker(width: int, height: int, rule: str, win_length: int, play
 
 
 def nplayer_games(games: int, players: int) -> int:
-    """`games` rounded up to whole cycles of seed 004's seatings (2 x players games; 0 stays 0),
+    """`games` rounded up to whole cycles of the three-player Gobang paper's seatings (2 x players games; 0 stays 0),
     so both players sit alone and doubled in every seat equally often."""
     cycle = 2 * players
     return cycle * math.ceil(max(0, games) / cycle)
@@ -123,7 +123,7 @@ def play_match(a: str, b: str, width: int, height: int, rule: str, win_length: i
 
 @dataclass
 class NMatchOutcome:
-    """Player A's side of an n-player match under seed 004's protocol (A is the net)."""
+    """Player A's side of an n-player match under the three-player Gobang paper's protocol (A is the net)."""
     summary: NMatchSummary
     openings: int = 0                   # random openings the games started from (0: empty board)
 
@@ -172,7 +172,7 @@ def _ignore_sigint() -> None:
 def play_nmatch(a: str, b: str, width: int, height: int, rule: str, win_length: int, players: int, games: int,
                 seed: int, concurrency: int, with_openings: bool = False,
                 on_game: Optional[Callable[[int, int], None]] = None) -> NMatchOutcome:
-    """`games` (rounded up to whole cycles) games of seed 004's protocol between specs `a` and
+    """`games` (rounded up to whole cycles) games of the three-player Gobang paper's protocol between specs `a` and
     `b`; A's outcome. With `with_openings` each cycle starts from its own random opening of
     one stone per seat. With concurrency > 1 the cycles are shared among that many spawn
     processes, each playing its part as an NMatch; progress then comes per finished part."""

@@ -61,7 +61,7 @@ def ladder_table(records: list[dict[str, Any]]) -> list[str]:
                                   if isinstance(ev := r.get(key), dict) and "score" in ev), {})
     players = first.get("players", 2)
     head = (f"batches to beat N playouts (optimiser steps; {players} players, "
-            + ("seed 004's seatings, win 3 / draw 1 / loss 0, " if players > 2 else "")
+            + ("the three-player Gobang paper's seatings, win 3 / draw 1 / loss 0, " if players > 2 else "")
             + f"beaten when {first.get('beat_if', 'the score reaches the threshold')}):")
     lines = [head]
     for (key, n), row in sorted(rungs.items(), key=lambda kv: (kv[0][0] != "ladder", kv[0][1])):

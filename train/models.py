@@ -13,11 +13,13 @@ A fully connected policy head, the usual AlphaZero-clone choice, would tie a net
 Architectures (one table, named by size as KataGo names its nets):
 
     bXcY    ResNet, X residual blocks of Y channels (default b6c64)
-    cnn3    plain CNN, 3x3 convolutions of 32, 64 and 128 channels (seeds 002 and 004)
-    skip3   three 3x3 convolutions of 32 channels, layer 1's output added to layer 3's input (seed 001)
-    ffnn    feed-forward baseline (seed 000): each cell's 9x9 window of the planes through a
+    cnn3    plain CNN, 3x3 convolutions of 32, 64 and 128 channels (the Columbia AlphaZero Gomoku
+            paper and the three-player Gobang paper)
+    skip3   three 3x3 convolutions of 32 channels, layer 1's output added to layer 3's input (the
+            AlphaGo Zero Gomoku re-implementation)
+    ffnn    feed-forward baseline (the UCAS Gobang paper): each cell's 9x9 window of the planes through a
             two-layer MLP; no stacked spatial processing, so it sees only its own window
-    tfmNcC  transformer (seed 004): a 3x3 stem, then N attention blocks of C channels over all cells
+    tfmNcC  transformer (the three-player Gobang paper): a 3x3 stem, then N attention blocks of C channels over all cells
     mixF    the learned evaluator's line-shape net (train.mixnet): F features per cell from table
             lookups of line shapes and patterns, small heads; cheap enough for the alpha-beta
 """
@@ -174,7 +176,8 @@ class ResNet(PolicyValueNet):
 
 class PlainCNN(PolicyValueNet):
     """cnn3: 3x3 convolutions of 32, 64 and 128 channels with ReLU (junxiaosong's trunk, used by
-    seeds 002 and 004), with per-cell heads instead of its fully connected ones."""
+    the Columbia AlphaZero Gomoku paper and the three-player Gobang paper), with per-cell heads
+    instead of its fully connected ones."""
 
     def __init__(self, players: int = 2) -> None:
         super().__init__("cnn3", players)
@@ -189,8 +192,9 @@ class PlainCNN(PolicyValueNet):
 
 
 class SkipCNN(PolicyValueNet):
-    """skip3: seed 001's net, three 3x3 convolutions of 32 filters where the output of layer 1
-    is added to the input of layer 3; 1x1 policy and value convolutions."""
+    """skip3: the AlphaGo Zero Gomoku re-implementation's net, three 3x3 convolutions of 32
+    filters where the output of layer 1 is added to the input of layer 3; 1x1 policy and value
+    convolutions."""
 
     def __init__(self, players: int = 2) -> None:
         super().__init__("skip3", players)

@@ -2,7 +2,7 @@
 the ladder, self-play), each written atomically next to the others in RUN/plots.
 
 Two- and n-player runs share the figures: an n-player match's `score` is the net's share of
-seed 004's points, the two-player score's counterpart."""
+the three-player Gobang paper's points, the two-player score's counterpart."""
 from __future__ import annotations
 
 import os

@@ -4,7 +4,7 @@ loss = value cross-entropy (outcome class from the mover's view) + policy cross-
 (search visit shares, or one-hot moves) + L2 on the weights. The policy softmax runs over the
 empty cells only, as the engine's search takes it.
 
-Learning rate (seed 000, as junxiaosong/AlphaZero_Gomoku does it): each update runs `epochs`
+Learning rate (the UCAS Gobang paper, as junxiaosong/AlphaZero_Gomoku does it): each update runs `epochs`
 steps on one batch and measures the KL divergence between the policy before and after; above
 2x the target the multiplier shrinks by 1.5, below half of it it grows by 1.5 (within 0.1..10),
 and the steps stop early once the KL passes 4x the target. Policy entropy is tracked as seed

@@ -87,7 +87,7 @@ def summary_line(r: dict[str, Any]) -> str:
 
 
 def _points(rec: dict[str, Any]) -> str:
-    """', points A-B' for an n-player match record (seed 004's win 3 / draw 1 / loss 0), else ''."""
+    """', points A-B' for an n-player match record (the three-player Gobang paper's win 3 / draw 1 / loss 0), else ''."""
     t = rec.get("totals")
     return f", points {t['A']}-{t['B']}" if isinstance(t, dict) else ""
 

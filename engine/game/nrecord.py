@@ -1,4 +1,4 @@
-"""The JSON record of an n-player game (seed 004's three-player Gobang, or two to four seats).
+"""The JSON record of an n-player game (the three-player Gobang paper's three-player Gobang, or two to four seats).
 
 SGF and Piskvork's .psq know two colours, so `gomoku play --players 3` saves this instead::
 

@@ -253,7 +253,7 @@ def parse_spec(text: str) -> PlayerSpec:
         name = opts.get("name", f"pure-mcts-{opts['playouts']}" if "playouts" in opts else "pure-mcts")
         return PlayerSpec("pure-mcts", raw, name, options=opts)
     if kind in ("flat-mc", "flat_mc", "flatmc"):
-        # seed 003's flat Monte Carlo: pure-mcts with no tree below the root, near the stones
+        # the Fudan threat-space-search paper's flat Monte Carlo: pure-mcts with no tree below the root, near the stones
         opts = _parse_options("pure-mcts", raw, body, "playouts")
         if opts.setdefault("select", "flat") != "flat":
             raise SpecError(f"player spec {raw!r}: flat-mc searches flat; use pure-mcts for select={opts['select']}")

@@ -52,7 +52,7 @@ class MCTSConfig:
     dirichlet_alpha: float = 0.0  # 0: no root noise (play); self-play sets it
     dirichlet_eps: float = 0.25
     temperature: float = 0.0     # 0: most visits; 1: proportional to visits
-    move_noise: float = 0.0      # eps of Dirichlet noise mixed into the move distribution (seed 000); 0 off
+    move_noise: float = 0.0      # eps of Dirichlet noise mixed into the move distribution (the UCAS Gobang paper); 0 off
     move_noise_alpha: float = 0.3
     draw_value: float = 0.0      # what a draw is worth to each side (-1..1); below 0 plays for a win
     tree_bytes: int = DEFAULT_TREE_BYTES

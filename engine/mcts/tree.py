@@ -7,7 +7,7 @@ the tree costs about 40 bytes a node and a playout never leaves compiled code.
 
 Values are kept per seat (wsum[node, seat]), so the same code serves two or more players: a
 node's mover picks by its own seat's value. A decided game is worth +1 to the winner and
--1/(P-1) to each other player (seed 004's +2/-1 shaping, scaled), and the draw value
+-1/(P-1) to each other player (the three-player Gobang paper's +2/-1 shaping, scaled), and the draw value
 (params[P_DRAW], normally 0) to all on a draw. A draw value below zero is contempt for both
 sides: the game stops being zero-sum, and each seat steers away from lines the net sees drawn.
 
@@ -40,8 +40,9 @@ drop_stale_cache(__file__, ('game.core', 'game.patterns', 'game.cells', 'net.pla
 # params[] slots (float64 array handed to every jitted call)
 P_WIDTH, P_HEIGHT, P_STRIDE, P_PLAYERS, P_WIN, P_RULE, P_SELECT, P_CPUCT, P_FPU, P_RADIUS, P_DRAW = range(11)
 PARAMS_LEN = 11
-SELECT_PUCT, SELECT_UCB1, SELECT_PLAIN = 0, 1, 2   # PUCT; UCB1; seed 002's Q + P / (1 + N)
-#: flat Monte Carlo (seed 003): no tree below the root, playouts shared evenly among its children
+SELECT_PUCT, SELECT_UCB1, SELECT_PLAIN = 0, 1, 2   # PUCT; UCB1; the Columbia AlphaZero Gomoku paper's Q + P / (1 + N)
+#: flat Monte Carlo (the Fudan threat-space-search paper): no tree below the root, playouts
+#: shared evenly among its children
 SELECT_FLAT = 3
 
 # term[]
