@@ -210,9 +210,10 @@ def play_nmatch(a: str, b: str, width: int, height: int, rule: str, win_length: 
         summary.results = m.summary.results
     elif jobs:
         import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        ex = ProcessPoolExecutor(max_workers=len(jobs), mp_context=mp.get_context("spawn"),
-                                 initializer=_ignore_sigint)
+        from concurrent.futures import as_completed
+
+        from gomoku.engine.processes import KillablePool
+        ex = KillablePool(len(jobs), mp_context=mp.get_context("spawn"), initializer=_ignore_sigint)
         clean = False
         try:
             futures = {ex.submit(_play_cycles, *job): k for k, job in enumerate(jobs)}
@@ -220,10 +221,7 @@ def play_nmatch(a: str, b: str, width: int, height: int, rule: str, win_length: 
                 add(futures[fut], fut.result())     # a worker's error surfaces here
             clean = True
         finally:
-            if not clean:      # Ctrl-C or a failure: do not wait for the other parts
-                for proc in list(getattr(ex, "_processes", {}).values()):
-                    proc.terminate()
-            ex.shutdown(wait=clean, cancel_futures=True)
+            ex.close(kill=not clean)    # Ctrl-C or a failure: do not wait for the other parts
         summary.results.sort(key=lambda r: r.index)
     return NMatchOutcome(summary, openings=len(ops))
 

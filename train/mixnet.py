@@ -30,7 +30,7 @@ from gomoku.engine.game.rules import parse_rule
 from gomoku.engine.search.shapes import (CLASS_TABLE, DIRECTIONS, KEY_POSITION, NUM_CLASS_ROWS, NUM_PATTERN_ROWS,
                                          NUM_SHAPES, OCCUPIED_ROW, SHAPE_OF_KEY16, SHAPES_PER_CENTRE)
 
-from .models import OFF_BOARD, PolicyValueNet
+from .netbase import OFF_BOARD, PolicyValueNet
 
 #: cells of wall around the board in the shifted copies (one more than the keys reach, so
 #: every slice ends before the copy does)

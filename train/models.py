@@ -33,7 +33,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
-OFF_BOARD = 1.0e4   # subtracted from logits outside the board; finite so ONNX and fp16 stay sane
+from .mixnet import MixNet
+from .netbase import OFF_BOARD, PolicyValueNet  # noqa: F401 (re-exported: the nets' common base)
 
 
 class ArchError(ValueError):
@@ -118,26 +119,6 @@ class Heads(nn.Module):
         policy = self.policy(x).squeeze(1) - (1.0 - mask.squeeze(1)) * OFF_BOARD   # N,H,W
         value = self.value_mlp(masked_pool(self.value_conv(x), mask))             # N,P+1
         return policy, value
-
-
-class PolicyValueNet(nn.Module):
-    """Base: a trunk (subclass) plus Heads. forward(planes N,C,H,W) -> (policy N,H,W, value N,P+1)."""
-
-    arch: str
-    players: int
-
-    def __init__(self, arch: str, players: int) -> None:
-        super().__init__()
-        self.arch = arch
-        self.players = players
-        self.in_planes = players + 4
-
-    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        raise NotImplementedError
-
-    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        mask = planes[:, -1:]                       # N,1,H,W: the `mask` plane is always last
-        return self.heads(self.trunk(planes, mask), mask)
 
 
 # ----------------------------------------------------------------------------- ResNet
@@ -288,7 +269,6 @@ def build_model(arch: str, players: int = 2, rule: str = "freestyle") -> PolicyV
     if spec.kind == "mix":
         if players != 2:
             raise ArchError(f"{spec.name}: line-shape nets are for two players")
-        from .mixnet import MixNet
         return MixNet(spec.channels, players, rule)
     if spec.kind == "resnet":
         return ResNet(spec.blocks, spec.channels, players)

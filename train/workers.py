@@ -11,9 +11,11 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing as mp
 import os
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional
+
+from gomoku.engine.processes import KillablePool
 
 from .games import TrainingGame, from_selfplay
 
@@ -112,13 +114,13 @@ class WorkerPool:
         self.workers = max(1, int(workers))
         self._ctx = mp.get_context("spawn")
         self.queue = self._ctx.Queue() if self.workers > 1 else None
-        self._ex: Optional[ProcessPoolExecutor] = None
+        self._ex: Optional[KillablePool] = None
         self._local: list[tuple[str, int, int]] = []
 
-    def _executor(self) -> ProcessPoolExecutor:
+    def _executor(self) -> KillablePool:
         if self._ex is None:
-            self._ex = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx,
-                                           initializer=_init_worker, initargs=(self.queue,))
+            self._ex = KillablePool(self.workers, mp_context=self._ctx, initializer=_init_worker,
+                                    initargs=(self.queue,))
         return self._ex
 
     def poll(self) -> list[tuple[str, int, int]]:
@@ -157,10 +159,7 @@ class WorkerPool:
 
     def close(self, kill: bool = False) -> None:
         if self._ex is not None:
-            if kill:
-                for proc in list(getattr(self._ex, "_processes", {}).values()):
-                    proc.terminate()
-            self._ex.shutdown(wait=not kill, cancel_futures=True)
+            self._ex.close(kill=kill)
             self._ex = None
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import multiprocessing as mp
 import random
 import threading
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from gomoku.engine.processes import KillablePool
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.match import stats
 from gomoku.engine.match.games import BLACK, WHITE, GameResult, GameSettings, play_game
@@ -206,9 +207,8 @@ class Match:
         todo = list(jobs)
         todo.reverse()
         pending: dict[Future, GameJob] = {}
-        before = set(mp.active_children())
-        ex = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=worker_init,
-                                 initargs=(_spec_text(self.a), _spec_text(self.b), self.settings.game))
+        ex = KillablePool(n, mp_context=ctx, initializer=worker_init,
+                          initargs=(_spec_text(self.a), _spec_text(self.b), self.settings.game))
         decided = False
         interrupted = False
         try:
@@ -235,13 +235,8 @@ class Match:
             interrupted = True
             raise
         finally:
-            if interrupted:
-                # Ctrl-C or an error: do not wait for running games; their brains see EOF and exit.
-                # The pool's workers are the children this process started since the pool was made.
-                for proc in mp.active_children():
-                    if proc not in before:
-                        proc.terminate()
-            ex.shutdown(wait=not interrupted, cancel_futures=True)
+            # Ctrl-C or an error: do not wait for running games; their brains see EOF and exit
+            ex.close(kill=interrupted)
 
 
 def probe_player(spec: PlayerLike, game: GameSettings) -> str:

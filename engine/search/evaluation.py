@@ -40,15 +40,14 @@ Pair order (core.PAIR_NAMES): none, B2+low, B2+B2, F2+low, F2+B2, F2+F2, B3+low 
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Mapping, NamedTuple, Optional
 
 import numpy as np
 
+from gomoku.engine.fileio import write_atomic
 from gomoku.engine.game.core import C_FIVE, C_WEAK, NUM_CLASSES, NUM_PAIRS
 from gomoku.engine.game.patterns import B1, F5, NUM_PATTERNS
 from gomoku.engine.game.rules import NUM_RULES, Rule, parse_rule
@@ -100,20 +99,9 @@ def tables_to_json(by_rule: Mapping[int, EvalTables]) -> str:
 
 
 def save_tables(path: str | os.PathLike, by_rule: Mapping[int, EvalTables]) -> None:
-    """Write a tables file atomically (temp file, fsync, rename): a match or a brain reading it
-    meanwhile sees the old file or the new one, never half of one."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(tables_to_json(by_rule))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Write a tables file atomically (engine.fileio's one atomic write): a match or a brain
+    reading it meanwhile sees the old file or the new one, never half of one."""
+    write_atomic(Path(path), tables_to_json(by_rule))
 
 
 def load_tables(path: str | os.PathLike) -> dict[int, EvalTables]:
@@ -168,7 +156,7 @@ def _shipped(path: Path) -> dict[int, EvalTables]:
     return got
 
 
-#: rule id (engine.rules.Rule) -> its tables
+#: rule id (engine.game.rules.Rule) -> its tables
 RULE_TABLES = _shipped(TABLES_FILE)
 #: the tables renju and caro share, and a search given no rule uses
 COMMON_TABLES = RULE_TABLES[Rule.RENJU]
