@@ -9,15 +9,14 @@ them to every update, with the soft target (P, 1 - P, 0) on the value head only.
 """
 from __future__ import annotations
 
-import gzip
+import contextlib
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-from gomoku.engine.game.board import Board, IllegalMove
 from gomoku.engine.game.rules import parse_rule
-from gomoku.engine.search.tuning import scored_header
+from gomoku.engine.search.tuning import scored_positions
 
 from .config import RunError
 
@@ -61,35 +60,22 @@ def load_teacher(paths: Sequence[str], rule: str, width: int, height: int) -> Te
     file of another rule or size, or a malformed line."""
     stones, movers, ps = [], [], []
     for path in paths:
-        opener = gzip.open if str(path).endswith(".gz") else open
         try:
-            with opener(path, "rt") as fh:
-                try:
-                    their_rule, w, h = scored_header(str(path), next(fh, None))
-                except ValueError as exc:
-                    raise RunError(f"--scores {exc}") from None
+            their_rule, w, h, positions = scored_positions(str(path))
+            with contextlib.closing(positions):
                 if their_rule.label != parse_rule(rule).label or (w, h) != (width, height):
                     raise RunError(f"--scores {path}: positions of {their_rule.label} {w}x{h}, the run is {rule} "
                                    f"{width}x{height}")
-                for lineno, line in enumerate(fh, 2):
-                    parts = line.split()
-                    if not parts or parts[0].startswith("#"):
-                        continue
-                    try:
-                        p = float(parts[1])
-                        board = Board(width, height, rule=parse_rule(rule))
-                        for m in parts[2:]:
-                            x, y = (int(v) for v in m.split(","))
-                            board.play(x, y)
-                    except (ValueError, IndexError, IllegalMove):
-                        raise RunError(f"--scores {path}:{lineno}: not 'GAME P x,y x,y ...'") from None
-                    if board.game_over or not 0.0 <= p <= 1.0:
+                for _, p, board in positions:
+                    if board.game_over:
                         continue
                     grid = np.array([[board.cell(x, y) for x in range(width)] for y in range(height)],
                                     dtype=np.int8)
                     stones.append(grid)
                     movers.append(int(board.to_move) - 1)
                     ps.append(p)
+        except ValueError as exc:
+            raise RunError(f"--scores {exc}") from None
         except OSError as exc:
             raise RunError(f"--scores {path}: {exc.strerror or exc}") from None
     if not ps:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import gzip
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -174,6 +174,40 @@ def scored_header(path: str, line: Optional[str]) -> tuple[Rule, int, int]:
     return rule, width, height
 
 
+def scored_positions(path: str) -> tuple[Rule, int, int, Iterator[tuple[str, float, Board]]]:
+    """A scored-positions file (the format `load_scored` describes) read once for everyone who
+    reads it (tuning here, the trainer's teacher): its rule and size from the header, and the
+    positions as (game, P, board), one per line; ValueError (one line, naming the file and the
+    line) for a bad header or line."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    fh = opener(path, "rt")
+    try:
+        rule, width, height = scored_header(str(path), next(fh, None))
+    except BaseException:
+        fh.close()
+        raise
+
+    def positions() -> Iterator[tuple[str, float, Board]]:
+        with fh:
+            for lineno, line in enumerate(fh, 2):
+                parts = line.split()
+                if not parts or parts[0].startswith("#"):
+                    continue
+                try:
+                    p = float(parts[1])
+                    if not 0.0 <= p <= 1.0:
+                        raise ValueError
+                    board = Board(width, height, rule=rule)
+                    for m in parts[2:]:
+                        x, y = (int(v) for v in m.split(","))
+                        board.play(x, y)
+                except (ValueError, IndexError, IllegalMove):
+                    raise ValueError(f"{path}:{lineno}: not 'GAME P x,y x,y ...' with P in [0, 1] "
+                                     f"and legal moves") from None
+                yield parts[0], p, board
+    return rule, width, height, positions()
+
+
 def load_scored(path: str) -> tuple[Rule, np.ndarray, np.ndarray, np.ndarray]:
     """Positions labelled by a teacher engine, as training data (`gomoku tune --scores`).
 
@@ -189,31 +223,15 @@ def load_scored(path: str) -> tuple[Rule, np.ndarray, np.ndarray, np.ndarray]:
     Returns the rule, X float64[n, NFEAT], y float64[n] and game_index int[n]; a malformed
     file raises ValueError naming the line.
     """
-    opener = gzip.open if str(path).endswith(".gz") else open
     xs, ys, gs = [], [], []
     games: dict[str, int] = {}
-    with opener(path, "rt") as fh:
-        rule, width, height = scored_header(path, next(fh, None))
-        for lineno, line in enumerate(fh, 2):
-            parts = line.split()
-            if not parts or parts[0].startswith("#"):
-                continue
-            try:
-                p = float(parts[1])
-                if not 0.0 <= p <= 1.0:
-                    raise ValueError
-                board = Board(width, height, rule=rule)
-                for m in parts[2:]:
-                    x, y = (int(v) for v in m.split(","))
-                    board.play(x, y)
-            except (ValueError, IndexError, IllegalMove):
-                raise ValueError(f"{path}:{lineno}: not 'GAME P x,y x,y ...' with P in [0, 1] "
-                                 f"and legal moves") from None
-            row = leaf_row(board)
-            if row is not None:
-                xs.append(row)
-                ys.append(p)
-                gs.append(games.setdefault(parts[0], len(games)))
+    rule, _, _, positions = scored_positions(path)
+    for game, p, board in positions:
+        row = leaf_row(board)
+        if row is not None:
+            xs.append(row)
+            ys.append(p)
+            gs.append(games.setdefault(game, len(games)))
     return (rule, np.array(xs, dtype=np.float64).reshape(-1, NFEAT), np.array(ys, dtype=np.float64),
             np.array(gs, dtype=np.int64))
 
