@@ -197,53 +197,16 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
         _run_nplayer(players, seat_count, games, rule, board, turn_time, playouts, win_length, tolerance, seed,
                      json_path, name_a, name_b)
         return
-    # players and the SPRT's extra key=value words share the positional arguments
-    sprt_tokens = [sprt_text] if sprt_text else []
-    specs = []
-    for tok in players:
-        if _SPRT_KEY.match(tok) and sprt_text:
-            sprt_tokens.append(tok)
-        else:
-            specs.append(tok)
-    if len(specs) != 2:
-        raise click.UsageError(f"expected two players, got {len(specs)}: {' '.join(specs) or '(none)'}")
-    sprt = _parse_sprt(sprt_tokens)
-    rule_v = rule
+    specs, sprt = _split_players(players, sprt_text)
     if turn_time is None and not (match_time or nodes or depth or playouts):
         turn_time = 1.0
-    try:
-        spec_a, spec_b = parse_spec(specs[0]), parse_spec(specs[1])
-        width, height = board if board is not None else match_board((spec_a, spec_b))
-        warnings = [w for spec in (spec_a, spec_b)
-                    for w in check_game_fit(spec, width, height, rule_v, win_length)]
-    except SpecError as exc:
-        raise click.ClickException(str(exc)) from None
-
-    try:
-        if openings.lower() == "builtin":
-            ops = builtin_openings(width, height)
-        elif openings.lower() == "balanced":
-            ops = balanced_openings(width, height, rule_v)
-        elif openings.lower() == "auto":
-            ops = default_openings(width, height, rule_v)
-        elif openings.lower() == "none":
-            ops = []
-        else:
-            ops = load_openings(openings, width, height, openings_format)
-        check_openings(ops, width, height, rule_v)
-    except OpeningError as exc:
-        raise click.ClickException(str(exc)) from None
-
-    infos = []
-    for item in brain_info:
-        key, sep, value = item.partition("=")
-        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()) or not value.strip():
-            raise click.BadParameter(f"{item!r}: use KEY=VALUE, e.g. thread_num=1", param_hint="--brain-info")
-        infos.append((key.strip().lower(), value.strip()))
-    game = GameSettings(width=width, height=height, rule=rule_v, turn_time=turn_time, match_time=match_time,
+    spec_a, spec_b, width, height, warnings = _parse_players(specs, board, rule, win_length)
+    ops = _choose_openings(openings, openings_format, width, height, rule)
+    infos = _parse_brain_info(brain_info)
+    game = GameSettings(width=width, height=height, rule=rule, turn_time=turn_time, match_time=match_time,
                         nodes=nodes, depth=depth, playouts=playouts, tolerance=tolerance,
                         draw_after=draw_after, start_timeout=start_timeout,
-                        max_memory=max_memory * 1024 * 1024 if max_memory else None, brain_info=tuple(infos),
+                        max_memory=max_memory * 1024 * 1024 if max_memory else None, brain_info=infos,
                         win_length=win_length, factory=make_player)
     settings = MatchSettings(game=game, games=games, openings=tuple(ops), random_order=random_order,
                              seed=seed, concurrency=concurrency, sprt=sprt)
@@ -256,7 +219,90 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
     from gomoku.tools.prepare import ensure_compiled
     ensure_compiled()
 
-    # fail once, clearly, before any game: unknown/unavailable players, brains that do not start
+    na, nb = _probe_players(spec_a, spec_b, game, name_a, name_b)
+    json_stdout = json_path is not None and str(json_path) == "-"   # then stdout carries only JSON
+    live = live_view(progress, sys.stderr if json_stdout else sys.stdout)
+    click.echo(game_line(width, height, rule, win_length, games, turn_time, match_time, nodes, depth, playouts),
+               err=json_stdout)
+    for line in warnings:
+        click.echo(f"warning: {line}", err=True)
+    run_settings = {"rule": rule.label, "width": width, "height": height, "turn_time": turn_time,
+                    "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
+                    "tolerance": tolerance, "games": games, "openings": openings, "seed": seed,
+                    "concurrency": concurrency, "draw_after": draw_after,
+                    "players": [spec_a.text, spec_b.text]}
+    json_file = json_path if json_path is not None and not json_stdout else None
+    m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
+    summary, last_score = _play(m, _View(games, live, na, nb, err=json_stdout), sgf, psq_dir, json_file,
+                                run_settings)
+    _report(summary, last_score, json_stdout, json_file, run_settings)
+
+
+def _split_players(players: tuple[str, ...], sprt_text: Optional[str]) -> tuple[list[str], Optional[SprtSettings]]:
+    """The two player specs and the SPRT: its extra key=value words (`--sprt elo0=0 elo1=10`)
+    land among the positional arguments, where click put them."""
+    sprt_tokens = [sprt_text] if sprt_text else []
+    specs = []
+    for tok in players:
+        if _SPRT_KEY.match(tok) and sprt_text:
+            sprt_tokens.append(tok)
+        else:
+            specs.append(tok)
+    if len(specs) != 2:
+        raise click.UsageError(f"expected two players, got {len(specs)}: {' '.join(specs) or '(none)'}")
+    return specs, _parse_sprt(sprt_tokens)
+
+
+def _parse_players(specs: list[str], board: Optional[tuple[int, int]], rule: Rule,
+                   win_length: int) -> tuple[Any, Any, int, int, list[str]]:
+    """Both specs, the board (the nets' own size unless --size says), and the warnings about
+    players that fit the game badly; a spec that cannot be read is a one-line error."""
+    try:
+        spec_a, spec_b = parse_spec(specs[0]), parse_spec(specs[1])
+        width, height = board if board is not None else match_board((spec_a, spec_b))
+        warnings = [w for spec in (spec_a, spec_b)
+                    for w in check_game_fit(spec, width, height, rule, win_length)]
+    except SpecError as exc:
+        raise click.ClickException(str(exc)) from None
+    return spec_a, spec_b, width, height, warnings
+
+
+def _choose_openings(openings: str, openings_format: str, width: int, height: int, rule: Rule) -> list[Any]:
+    """The openings -o names (a set's name or a file), checked against the board and rule
+    before any game, so a bad one is a one-line error."""
+    try:
+        if openings.lower() == "builtin":
+            ops = builtin_openings(width, height)
+        elif openings.lower() == "balanced":
+            ops = balanced_openings(width, height, rule)
+        elif openings.lower() == "auto":
+            ops = default_openings(width, height, rule)
+        elif openings.lower() == "none":
+            ops = []
+        else:
+            ops = load_openings(openings, width, height, openings_format)
+        check_openings(ops, width, height, rule)
+    except OpeningError as exc:
+        raise click.ClickException(str(exc)) from None
+    return ops
+
+
+def _parse_brain_info(brain_info: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """--brain-info KEY=VALUE words as (key, value) pairs; a key the protocol could not carry
+    is a usage error now rather than a confused brain later."""
+    infos = []
+    for item in brain_info:
+        key, sep, value = item.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()) or not value.strip():
+            raise click.BadParameter(f"{item!r}: use KEY=VALUE, e.g. thread_num=1", param_hint="--brain-info")
+        infos.append((key.strip().lower(), value.strip()))
+    return tuple(infos)
+
+
+def _probe_players(spec_a: Any, spec_b: Any, game: GameSettings, name_a: Optional[str],
+                   name_b: Optional[str]) -> tuple[str, str]:
+    """Fail once, clearly, before any game (unknown or unavailable players, brains that do not
+    start); then the display names, made distinct so the score says who is who."""
     for spec in (spec_a, spec_b):
         try:
             probe_player(spec, game)
@@ -266,23 +312,17 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
     nb = name_b or spec_b.name
     if na == nb:
         nb = nb + "-2"
+    return na, nb
 
-    json_stdout = json_path is not None and str(json_path) == "-"   # then stdout carries only JSON
-    live = live_view(progress, sys.stderr if json_stdout else sys.stdout)
-    click.echo(game_line(width, height, rule_v, win_length, games, turn_time, match_time, nodes, depth, playouts),
-               err=json_stdout)
-    for line in warnings:
-        click.echo(f"warning: {line}", err=True)
-    m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
+
+def _play(m: Match, view: _View, sgf: Optional[Path], psq_dir: Optional[Path], json_file: Optional[Path],
+          run_settings: dict[str, Any]) -> tuple[MatchSummary, Optional[str]]:
+    """Run the match under the live view, writing the records after each game (a write that
+    fails stops the match: its games would be lost); Ctrl-C stops it with the score so far.
+    Returns the summary and the score line the view printed last."""
     stop = threading.Event()
     record_error: list[str] = []
-    run_settings = {"rule": rule_v.label, "width": width, "height": height, "turn_time": turn_time,
-                    "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
-                    "tolerance": tolerance, "games": games, "openings": openings, "seed": seed,
-                    "concurrency": concurrency, "draw_after": draw_after,
-                    "players": [spec_a.text, spec_b.text]}
-    json_file = json_path if json_path is not None and not json_stdout else None
-    with _View(games, live, na, nb, err=json_stdout) as view:
+    with view:
         def on_end(res: GameResult, summary: MatchSummary) -> None:
             view.finished(res, summary)
             if (sgf or psq_dir) and not record_error:
@@ -310,8 +350,15 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
             raise click.ClickException("match aborted: a worker process died (try -c 1 to see the game it was playing)") from None
     if record_error:
         raise click.ClickException(record_error[0])
+    return summary, view.last_score
+
+
+def _report(summary: MatchSummary, last_score: Optional[str], json_stdout: bool, json_file: Optional[Path],
+            run_settings: dict[str, Any]) -> None:
+    """The final report and JSON; exits with INTERRUPTED after Ctrl-C, once the score so far
+    is out."""
     lines = summary.report_lines()
-    if lines and lines[0] == view.last_score:
+    if lines and lines[0] == last_score:
         lines = lines[1:]            # already printed after the last game: not twice
     for line in lines:
         click.echo(line, err=json_stdout)
