@@ -296,98 +296,24 @@ def _search(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, t0: float, max_
         rm = np.zeros(n_cells, dtype=np.int32)
         nroot = int(root_moves(st, cx, rm))
         if nroot == 0:
-            # nothing sensible (or only fouls) left: any legal cell, else -1 (board full)
-            mask = np.zeros(n_cells, dtype=np.int8)
-            if me == 0 and int(st.meta[core.M_RULE]) == R_RENJU:
-                core.forbidden_mask(st, mask)
-            free = np.flatnonzero((st.cells == 0) & (mask == 0))
-            mv = int(free[0]) if len(free) else -1
-            return SearchResult(mv, -WIN, 0, int(ctrl[C_NODES]), time.perf_counter() - t0, [mv] if mv >= 0 else [])
+            return _any_legal(st, me, ctrl, t0)
         best = SearchResult(int(rm[0]), 0, 0, 0, 0.0, [int(rm[0])])
         if nroot == 1:
             best.depth = 1
             if st.counts[me, C_FIVE] > 0:
                 best.score = WIN - 1
             return _finish(best, ctrl, t0)
-        # -- threat probes at the root
+        probe_budget = 0
         if threat_probes:
-            # each probe may use about a tenth of the move (nodes, or time at ~250k nodes/s)
-            if node_cap:
-                probe_budget = max(1000, node_cap // 10)
-            elif dl.timed:
-                probe_budget = max(2000, int(dl.seconds * PROBE_NODES_PER_S))
-            else:
-                probe_budget = 20_000
-            win, line = _probe(st, cx, dtab, "vcf", me, 40, probe_budget, node_cap)
-            if win:
-                return _finish(SearchResult(line[0], WIN - len(line), len(line), 0, 0.0, line, "vcf"),
-                               ctrl, t0)
-            # does the opponent threaten a VCF if we pass?
-            st.meta[core.M_TOMOVE] = 2 - me
-            try:
-                opp_win, _ = _probe(st, cx, dtab, "vcf", 1 - me, 40, probe_budget, node_cap)
-            finally:
-                st.meta[core.M_TOMOVE] = me + 1
-            if opp_win and st.counts[1 - me, C_FIVE] == 0:
-                keep = np.zeros(nroot, dtype=np.int8)
-                saved = int(ctrl[C_NODE_LIMIT])
-                lim = int(ctrl[C_NODES]) + 2 * probe_budget
-                ctrl[C_NODE_LIMIT] = min(lim, node_cap) if node_cap else lim
-                cx.ttt.key[:] = 0
-                cx.ttt.depth[:] = -1
-                k = int(refutes_vcf(st, cx, rm, np.int64(nroot), np.int64(40), keep))
-                ctrl[C_NODE_LIMIT] = saved
-                if ctrl[C_STOP] and not ctrl[C_EXTERNAL] and not (node_cap and ctrl[C_NODES] >= node_cap):
-                    ctrl[C_STOP] = 0     # out of budget: search all moves instead
-                if k > 0:
-                    sel = rm[:nroot][keep.astype(bool)]
-                    nroot = len(sel)
-                    rm[:nroot] = sel
-                    best = SearchResult(int(rm[0]), 0, 0, 0, 0.0, [int(rm[0])])
-            if not ctrl[C_STOP]:
-                win, line = _probe(st, cx, dtab, ROOT_VCT, me, 10, probe_budget, node_cap)
-                if win and line and line[0] in set(int(x) for x in rm[:nroot]):
-                    return _finish(SearchResult(line[0], WIN - len(line), len(line), 0, 0.0, line, "vct"),
-                                   ctrl, t0)
-        else:
-            probe_budget = 0
-        # -- iterative deepening
-        maxd = max_depth if max_depth is not None else MAXPLY - 4
-        t_prev = t_last = 0.0
+            probe_budget = _probe_budget(node_cap, dl)
+            won, nroot, best = _root_probes(st, cx, dtab, rm, nroot, best, me, probe_budget, node_cap)
+            if won is not None:
+                return _finish(won, ctrl, t0)
         checked: set[int] = set()      # root moves the opponent's VCT was looked for after
         refuted: set[int] = set()      # ... and found
         check_budget = int(probe_budget * VERIFY_SCALE)
-        depth = 0
-        while depth < maxd:
-            depth += 1
-            t_iter = time.perf_counter()
-            if ctrl[C_STOP]:
-                break
-            v = int(root_search(st, cx, np.int64(depth), rm, np.int64(nroot)))
-            if ctrl[C_STOP]:
-                # an interrupted iteration keeps only a move that beat the (completed) first
-                # move's score at this depth: the usual rule, and the time it bought is not lost
-                raised = int(cx.params[P_RAISED])
-                if depth > 1 and raised >= 0 and raised != best.move:
-                    best = _with_move(best, raised)
-                break
-            if check_budget and depth > VERIFY_MIN_DEPTH and nroot > 1 and abs(v) < WIN_MIN \
-                    and int(rm[0]) not in checked:
-                if _look(st, cx, dtab, int(rm[0]), me, check_budget, node_cap, checked, refuted):
-                    # lost to a threat sequence the search did not see: drop the move and
-                    # search this depth again without it
-                    rm[: nroot - 1] = rm[1:nroot].copy()
-                    nroot -= 1
-                    best = _with_move(best, int(rm[0]))
-                    depth -= 1
-                    continue
-            pv = [int(x) for x in cx.pv[0, : int(cx.pvlen[0])]] or [int(rm[0])]
-            best = SearchResult(int(rm[0]), v, depth, 0, 0.0, pv)
-            if abs(v) > WIN_MIN and depth >= WIN - abs(v) + 1:
-                break               # proven result no deeper search can change
-            t_prev, t_last = t_last, time.perf_counter() - t_iter
-            if not dl.another_iteration(t_prev, t_last, time.perf_counter()):
-                break               # the next iteration would not get far
+        best, nroot = _deepen(st, cx, dtab, rm, nroot, best, me, max_depth, dl, check_budget, node_cap,
+                              checked, refuted)
         # (a node limit is a promise: once the search has spent it, no check runs past it)
         if check_budget and abs(best.score) < WIN_MIN and best.depth > VERIFY_MIN_DEPTH \
                 and best.move not in checked and not (stop is not None and stop.is_set()) \
@@ -401,6 +327,119 @@ def _search(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, t0: float, max_
         return _finish(best, ctrl, t0)
     finally:
         watcher.close()
+
+
+def _any_legal(st: BoardState, me: int, ctrl: np.ndarray, t0: float) -> SearchResult:
+    """Nothing sensible (or only fouls) left: any legal cell, else -1 (board full), so the
+    caller always has a move to play while one exists."""
+    n_cells = st.cells.shape[0]
+    mask = np.zeros(n_cells, dtype=np.int8)
+    if me == 0 and int(st.meta[core.M_RULE]) == R_RENJU:
+        core.forbidden_mask(st, mask)
+    free = np.flatnonzero((st.cells == 0) & (mask == 0))
+    mv = int(free[0]) if len(free) else -1
+    return SearchResult(mv, -WIN, 0, int(ctrl[C_NODES]), time.perf_counter() - t0, [mv] if mv >= 0 else [])
+
+
+def _probe_budget(node_cap: int, dl: Deadlines) -> int:
+    """Nodes each root threat probe may use: about a tenth of the move (nodes, or time at
+    PROBE_NODES_PER_S), so the probes never starve the search itself."""
+    if node_cap:
+        return max(1000, node_cap // 10)
+    if dl.timed:
+        return max(2000, int(dl.seconds * PROBE_NODES_PER_S))
+    return 20_000
+
+
+def _root_probes(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, rm: np.ndarray, nroot: int,
+                 best: SearchResult, me: int, budget: int,
+                 node_cap: int) -> tuple[Optional[SearchResult], int, SearchResult]:
+    """The threat probes at the root: our VCF (a win played at once), the opponent's VCF if we
+    passed (the root keeps only moves that refute it), then our VCT. Returns the proven win
+    (or None), the root's move count and the best move so far."""
+    win, line = _probe(st, cx, dtab, "vcf", me, 40, budget, node_cap)
+    if win:
+        return SearchResult(line[0], WIN - len(line), len(line), 0, 0.0, line, "vcf"), nroot, best
+    # does the opponent threaten a VCF if we pass?
+    st.meta[core.M_TOMOVE] = 2 - me
+    try:
+        opp_win, _ = _probe(st, cx, dtab, "vcf", 1 - me, 40, budget, node_cap)
+    finally:
+        st.meta[core.M_TOMOVE] = me + 1
+    if opp_win and st.counts[1 - me, C_FIVE] == 0:
+        nroot, best = _keep_refutations(st, cx, rm, nroot, best, budget, node_cap)
+    if not cx.ctrl[C_STOP]:
+        win, line = _probe(st, cx, dtab, ROOT_VCT, me, 10, budget, node_cap)
+        if win and line and line[0] in set(int(x) for x in rm[:nroot]):
+            return SearchResult(line[0], WIN - len(line), len(line), 0, 0.0, line, "vct"), nroot, best
+    return None, nroot, best
+
+
+def _keep_refutations(st: BoardState, cx: SearchCtx, rm: np.ndarray, nroot: int, best: SearchResult,
+                      budget: int, node_cap: int) -> tuple[int, SearchResult]:
+    """Restrict the root moves (in place) to those that refute the opponent's VCF, found on
+    two probes' budget; where none is found in it, all moves stay (the search decides)."""
+    ctrl = cx.ctrl
+    keep = np.zeros(nroot, dtype=np.int8)
+    saved = int(ctrl[C_NODE_LIMIT])
+    lim = int(ctrl[C_NODES]) + 2 * budget
+    ctrl[C_NODE_LIMIT] = min(lim, node_cap) if node_cap else lim
+    cx.ttt.key[:] = 0
+    cx.ttt.depth[:] = -1
+    k = int(refutes_vcf(st, cx, rm, np.int64(nroot), np.int64(40), keep))
+    ctrl[C_NODE_LIMIT] = saved
+    if ctrl[C_STOP] and not ctrl[C_EXTERNAL] and not (node_cap and ctrl[C_NODES] >= node_cap):
+        ctrl[C_STOP] = 0     # out of budget: search all moves instead
+    if k > 0:
+        sel = rm[:nroot][keep.astype(bool)]
+        nroot = len(sel)
+        rm[:nroot] = sel
+        best = SearchResult(int(rm[0]), 0, 0, 0, 0.0, [int(rm[0])])
+    return nroot, best
+
+
+def _deepen(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, rm: np.ndarray, nroot: int, best: SearchResult,
+            me: int, max_depth: Optional[int], dl: Deadlines, check_budget: int, node_cap: int,
+            checked: set[int], refuted: set[int]) -> tuple[SearchResult, int]:
+    """Iterative deepening over the jitted root search until the depth, the clock or a proven
+    result ends it; each iteration's best move is checked for an opponent VCT (a refuted move
+    is dropped from `rm` and the depth searched again). Returns the best move and the root's
+    move count."""
+    ctrl = cx.ctrl
+    maxd = max_depth if max_depth is not None else MAXPLY - 4
+    t_prev = t_last = 0.0
+    depth = 0
+    while depth < maxd:
+        depth += 1
+        t_iter = time.perf_counter()
+        if ctrl[C_STOP]:
+            break
+        v = int(root_search(st, cx, np.int64(depth), rm, np.int64(nroot)))
+        if ctrl[C_STOP]:
+            # an interrupted iteration keeps only a move that beat the (completed) first
+            # move's score at this depth: the usual rule, and the time it bought is not lost
+            raised = int(cx.params[P_RAISED])
+            if depth > 1 and raised >= 0 and raised != best.move:
+                best = _with_move(best, raised)
+            break
+        if check_budget and depth > VERIFY_MIN_DEPTH and nroot > 1 and abs(v) < WIN_MIN \
+                and int(rm[0]) not in checked:
+            if _look(st, cx, dtab, int(rm[0]), me, check_budget, node_cap, checked, refuted):
+                # lost to a threat sequence the search did not see: drop the move and
+                # search this depth again without it
+                rm[: nroot - 1] = rm[1:nroot].copy()
+                nroot -= 1
+                best = _with_move(best, int(rm[0]))
+                depth -= 1
+                continue
+        pv = [int(x) for x in cx.pv[0, : int(cx.pvlen[0])]] or [int(rm[0])]
+        best = SearchResult(int(rm[0]), v, depth, 0, 0.0, pv)
+        if abs(v) > WIN_MIN and depth >= WIN - abs(v) + 1:
+            break               # proven result no deeper search can change
+        t_prev, t_last = t_last, time.perf_counter() - t_iter
+        if not dl.another_iteration(t_prev, t_last, time.perf_counter()):
+            break               # the next iteration would not get far
+    return best, nroot
 
 
 def _checked_choice(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, best: SearchResult, ranked: np.ndarray,
