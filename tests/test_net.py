@@ -90,7 +90,7 @@ def test_a_five_in_a_row_net_is_refused_for_four_in_a_row(tmp_path):
     with pytest.raises(NetFormatError, match=r"\(two players, .*this game is freestyle 6x6, three players"):
         MCTS(6, 6, players=3, evaluator=net)
     net.info.check_game(6, 6, "freestyle")
-    with pytest.raises(NetFormatError, match="trained on 6x6\); this game is freestyle 9x9"):
+    with pytest.raises(NetFormatError, match=r"trained on 6x6\); this game is freestyle 9x9"):
         net.info.check_game(9, 9, "freestyle")
 
 
