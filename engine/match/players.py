@@ -427,10 +427,7 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
         seed = int(spec.options["seed"]) if "seed" in spec.options else None
         return RandomPlayer(seed, name=spec.name)
     if spec.kind == "classical":
-        try:
-            from gomoku.engine.agent import EnginePlayer  # the lead's module; imported late on purpose
-        except ImportError:
-            raise SpecError("classical player not available yet (gomoku.engine.agent is missing)") from None
+        from gomoku.engine.agent import EnginePlayer  # late: parsing specs must not load the search
         o = spec.options
         return EnginePlayer(level=int(o["level"]) if "level" in o else None,
                             depth=int(o["depth"]) if "depth" in o else None,
