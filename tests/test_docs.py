@@ -78,7 +78,7 @@ def test_readme_is_short() -> None:
 def test_readme_opens_with_the_install_and_play_and_the_ci_commands() -> None:
     blocks = [_one_line(b) for b in _code_blocks(_text(README))]
     assert blocks[0] == "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/gomoku play"
-    assert blocks[1] == "python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' && .venv/bin/python -m pytest -q"
+    assert blocks[1] == "python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' && .venv/bin/python -m pytest -q -n auto"
     ci = _text(ROOT / ".ci" / "run")
     assert blocks[1] in ci, ".ci/run must run README's test command"
 
