@@ -59,6 +59,7 @@ print(alphabeta.search(b.state, max_depth=2).move)
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)      # a whole cold compile: about 160 s quiet, over 300 s on a loaded machine
 def test_search_compiles_first_on_a_cold_cache() -> None:
     """A callee compiled from inside a function without the runtime inherits that, and an
     allocation in it fails to compile (TypingError). The renju foul check once allocated a
