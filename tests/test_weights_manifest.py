@@ -265,7 +265,7 @@ def test_shipped_command_names_no_machine_path():
     """The manifest's training command gives each run folder as runs/<its name>, the name the
     net's own provenance gives, not where it lay."""
     from gomoku.train.config import portable_command
-    got = portable_command("gomoku train train --board 6 --run /home/me/r6 --win 4 --distil /tmp/old/r5")
+    got = portable_command("gomoku train train --board 6 --run ../far/away/r6 --win 4 --distil old/r5")
     assert got == "gomoku train --board 6 --run runs/r6 --win 4 --distil runs/r5"
     assert portable_command("gomoku train --board 8 --run=/tmp/x") == "gomoku train --board 8 --run=runs/x"
     assert portable_command("gomoku train --board 8 --init /home/me/gomoku/weights/a.safetensors --seed 2") == \

@@ -40,7 +40,7 @@ def put_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
 
 
 def ladder_table(records: list[dict[str, Any]]) -> list[str]:
-    """Seed 004's "batches to beat N playouts" as lines for people: for each pure-MCTS rung and
+    """The three-player Gobang paper's "batches to beat N playouts" as lines for people: for each pure-MCTS rung and
     classical level the run has played, the optimiser step and generation of the first
     generation that beat it, or how long it has held. Empty when no rung was played."""
     rungs: dict[tuple[str, int], dict[str, Any]] = {}

@@ -191,7 +191,7 @@ class SkipCNN(PolicyValueNet):
 
 
 class FFNN(PolicyValueNet):
-    """ffnn: the feed-forward baseline. Seed 000's FFNN is dense over the whole board; here each
+    """ffnn: the feed-forward baseline. The UCAS Gobang paper's FFNN is dense over the whole board; here each
     cell's 9x9 window (wide enough to hold a five through the cell in every direction) is
     flattened into a 256-unit hidden layer and a 128-unit one, the same weights at every cell.
     As a 9x9 convolution followed by 1x1 ones it stays independent of the board size."""

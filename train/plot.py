@@ -84,7 +84,7 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
         ax.set_ylim(-0.05, 1.05)
 
     def ladder(ax: Any) -> None:
-        """Seed 004's "batches to beat N playouts": each rung at the optimiser step that beat it,
+        """The three-player Gobang paper's "batches to beat N playouts": each rung at the optimiser step that beat it,
         and the self-play playouts (which --dynamic-playouts raises) over the same steps."""
         beaten = [(int(r["step"]), int(r["ladder"]["playouts"]), int(r["generation"])) for r in recs
                   if isinstance(r.get("ladder"), dict) and r["ladder"].get("beaten") and "step" in r]
