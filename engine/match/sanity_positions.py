@@ -257,6 +257,14 @@ def block_position(width: int, height: int, rule: Rule, players: int, k: int) ->
     moves = _interleave(shares)
     threat = g.winning_cells(1)
     assert len(threat) == 1 and not g.winning_cells(0), threat
+    ok = _passing_cells(g, lambda grid: not grid.winning_cells(1))
+    return Position("block-four", width, height, Rule(rule), players, k, moves, ok,
+                    f"the next player's {k - 1} in a row wins at {describe_cell(threat[0])}")
+
+
+def _passing_cells(g: Grid, holds: Callable[[Grid], bool]) -> set[tuple[int, int]]:
+    """The mover's (seat 0) legal cells that win at once, or after which `holds` is true of the
+    position: the answers a check accepts, worked out on the position itself."""
     ok = set()
     for x, y in g.empty():
         if not g.legal(x, y, 0):
@@ -265,11 +273,10 @@ def block_position(width: int, height: int, rule: Rule, players: int, k: int) ->
             ok.add((x, y))
             continue
         g.put(x, y, 0)
-        if not g.winning_cells(1):
+        if holds(g):
             ok.add((x, y))
         g.clear(x, y)
-    return Position("block-four", width, height, Rule(rule), players, k, moves, ok,
-                    f"the next player's {k - 1} in a row wins at {describe_cell(threat[0])}")
+    return ok
 
 
 def three_position(width: int, height: int, rule: Rule, players: int, k: int) -> Position:
@@ -297,17 +304,7 @@ def three_position(width: int, height: int, rule: Rule, players: int, k: int) ->
 
     threat = opponent_double(g)
     assert threat is not None
-    ok = set()
-    for x, y in g.empty():
-        if not g.legal(x, y, 0):
-            continue
-        if g.wins(x, y, 0):
-            ok.add((x, y))
-            continue
-        g.put(x, y, 0)
-        if g.winning_cells(0) or opponent_double(g) is None:
-            ok.add((x, y))
-        g.clear(x, y)
+    ok = _passing_cells(g, lambda grid: bool(grid.winning_cells(0)) or opponent_double(grid) is None)
     three = "three" if k == 5 else f"{k - 2}"
     return Position("answer-three", width, height, Rule(rule), players, k, moves, ok,
                     f"the opponent's open {three} {describe_cell(opp[0])}-{describe_cell(opp[-1])} "
