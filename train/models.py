@@ -22,19 +22,32 @@ Architectures (one table, named by size as KataGo names its nets):
     tfmNcC  transformer (the three-player Gobang paper): a 3x3 stem, then N attention blocks of C channels over all cells
     mixF    the learned evaluator's line-shape net (train.mixnet): F features per cell from table
             lookups of line shapes and patterns, small heads; cheap enough for the alpha-beta
+    cnn4, rnn4, resnet18
+            the Columbia AlphaZero Gomoku paper's other nets (train.paper_models)
+    casattN, hybridNcC
+            the three-player Gobang paper's Cascaded Attention and CNN + transformer block
+            hybrids (train.attention_models)
+
+Any of them but mixF takes an -fc suffix: the papers' fully connected heads with a tanh value
+(train.paper_models.FCHeads), for one board size, which the name carries (`cnn4-fc8x8`; a bare
+`cnn4-fc` is sized by build_model's `board`). docs/architectures.md has every net's layers and
+parameter counts.
 """
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Optional
 
 import torch
 from torch import nn
 import torch.nn.functional as F
 
+from .attention_models import CascadedAttention, TransformerHybrid
 from .mixnet import MixNet
 from .netbase import OFF_BOARD, PolicyValueNet  # noqa: F401 (re-exported: the nets' common base)
+from .paper_models import CNN4, RecurrentCNN, ResNet18, attach_fc_heads, trunk_channels
 
 
 class ArchError(ValueError):
@@ -43,49 +56,96 @@ class ArchError(ValueError):
 
 @dataclass(frozen=True)
 class ArchSpec:
-    """A parsed architecture name."""
-    kind: str            # resnet | cnn | skip | ffnn | tfm | mix
+    """A parsed architecture name. `fc`: the papers' fully connected heads with a tanh value
+    (the `-fc` suffix), for one board, `size` (width, height), when the name gives it."""
+    kind: str            # resnet | cnn | skip | ffnn | tfm | mix | cnn4 | rnn4 | resnet18 | casatt | hybrid
     blocks: int = 0
     channels: int = 0
+    fc: bool = False
+    size: Optional[tuple[int, int]] = None
+
+    @property
+    def base_name(self) -> str:
+        """The name without the -fc suffix."""
+        if self.kind == "resnet":
+            return f"b{self.blocks}c{self.channels}"
+        if self.kind in ("tfm", "hybrid"):
+            return f"{self.kind}{self.blocks}c{self.channels}"
+        if self.kind == "casatt":
+            return f"casatt{self.blocks}" + ("" if self.channels == 32 else f"c{self.channels}")
+        if self.kind == "mix":
+            return f"mix{self.channels}"
+        return {"cnn": "cnn3", "skip": "skip3"}.get(self.kind, self.kind)
 
     @property
     def name(self) -> str:
-        if self.kind == "resnet":
-            return f"b{self.blocks}c{self.channels}"
-        if self.kind == "tfm":
-            return f"tfm{self.blocks}c{self.channels}"
-        if self.kind == "mix":
-            return f"mix{self.channels}"
-        return {"cnn": "cnn3", "skip": "skip3", "ffnn": "ffnn"}[self.kind]
+        if not self.fc:
+            return self.base_name
+        return f"{self.base_name}-fc" + (f"{self.size[0]}x{self.size[1]}" if self.size else "")
 
 
-ARCH_HELP = "bXcY (ResNet, e.g. b6c64), cnn3, skip3, ffnn, tfmNcC (e.g. tfm2c64) or mixF (e.g. mix32)"
+ARCH_HELP = ("bXcY (ResNet, e.g. b6c64), cnn3, cnn4, rnn4, resnet18, skip3, ffnn, tfmNcC (e.g. tfm2c64), "
+             "casattN (e.g. casatt4), hybridNcC (e.g. hybrid2c64) or mixF (e.g. mix32); -fc or -fcWxH after "
+             "any but mixF for the papers' fully connected heads (one board size)")
+
+_FIXED = {"cnn3": "cnn", "skip3": "skip", "ffnn": "ffnn", "cnn4": "cnn4", "rnn4": "rnn4", "resnet18": "resnet18"}
 
 
-def parse_arch(name: str) -> ArchSpec:
-    """'b6c64' -> ArchSpec('resnet', 6, 64); ArchError (one line) for anything else."""
-    text = name.strip().lower()
-    m = re.fullmatch(r"b(\d+)c(\d+)", text)
+def _parse_base(name: str, text: str) -> ArchSpec:
+    """The architecture of a name without its -fc suffix."""
+    if text in _FIXED:
+        return ArchSpec(_FIXED[text])
+    m = re.fullmatch(r"mix(\d+)", text)
     if m:
-        spec = ArchSpec("resnet", int(m.group(1)), int(m.group(2)))
-    else:
-        m = re.fullmatch(r"tfm(\d+)c(\d+)", text)
-        if m:
-            spec = ArchSpec("tfm", int(m.group(1)), int(m.group(2)))
-            if spec.channels % 16:
-                raise ArchError(f"architecture {name!r}: transformer channels must be a multiple of 16")
-        elif re.fullmatch(r"mix(\d+)", text):
-            spec = ArchSpec("mix", 1, int(text[3:]))
-            if not 8 <= spec.channels <= 256 or spec.channels % 8:
-                raise ArchError(f"architecture {name!r}: mix features must be a multiple of 8 in 8..256")
-            return spec
-        elif text in ("cnn3", "skip3", "ffnn"):
-            return ArchSpec({"cnn3": "cnn", "skip3": "skip", "ffnn": "ffnn"}[text])
-        else:
-            raise ArchError(f"unknown architecture {name!r}: use {ARCH_HELP}")
+        spec = ArchSpec("mix", 1, int(m.group(1)))
+        if not 8 <= spec.channels <= 256 or spec.channels % 8:
+            raise ArchError(f"architecture {name!r}: mix features must be a multiple of 8 in 8..256")
+        return spec
+    m = (re.fullmatch(r"(b)(\d+)c(\d+)", text) or re.fullmatch(r"(tfm|hybrid)(\d+)c(\d+)", text)
+         or re.fullmatch(r"(hybrid|casatt)(\d*)(?:c(\d+))?", text))
+    if not m:
+        raise ArchError(f"unknown architecture {name!r}: use {ARCH_HELP}")
+    kind = {"b": "resnet"}.get(m.group(1), m.group(1))
+    default = {"casatt": (4, 32), "hybrid": (1, 64)}.get(kind, (0, 0))
+    spec = ArchSpec(kind, int(m.group(2) or default[0]), int(m.group(3) or default[1]))
+    if kind in ("tfm", "hybrid") and spec.channels % 16:
+        raise ArchError(f"architecture {name!r}: transformer channels must be a multiple of 16")
+    if kind == "casatt" and not (1 <= spec.blocks <= 5 and 8 <= spec.channels <= 256 and spec.channels % 8 == 0):
+        raise ArchError(f"architecture {name!r}: Cascaded Attention has 1..5 stages and a first width "
+                        "that is a multiple of 8 in 8..256")
     if not (1 <= spec.blocks <= 64 and 8 <= spec.channels <= 1024):
         raise ArchError(f"architecture {name!r}: blocks must be 1..64 and channels 8..1024")
     return spec
+
+
+def parse_arch(name: str) -> ArchSpec:
+    """'b6c64' -> ArchSpec('resnet', 6, 64); 'cnn4-fc8' -> ArchSpec('cnn4', fc=True, size=(8, 8));
+    ArchError (one line) for anything else."""
+    text = name.strip().lower()
+    m = re.fullmatch(r"(.+)-fc(?:(\d+)(?:x(\d+))?)?", text)
+    if not m:
+        return _parse_base(name, text)
+    spec = _parse_base(name, m.group(1))
+    if spec.kind == "mix":
+        raise ArchError(f"architecture {name!r}: line-shape nets have no fully connected heads")
+    size = None
+    if m.group(2):
+        size = (int(m.group(2)), int(m.group(3) or m.group(2)))
+        if not all(5 <= s <= 32 for s in size):
+            raise ArchError(f"architecture {name!r}: the board of -fcWxH must be 5..32 a side")
+    return replace(spec, fc=True, size=size)
+
+
+def sized_arch(name: str, width: int, height: int) -> str:
+    """The name a run of a width x height board trains: a bare -fc name gets the board
+    ('cnn4-fc' -> 'cnn4-fc9x7'); ArchError when the name's own size is another board."""
+    spec = parse_arch(name)
+    if not spec.fc:
+        return spec.name
+    if spec.size is not None and spec.size != (width, height):
+        raise ArchError(f"architecture {spec.name} is board-size specific ({spec.size[0]}x{spec.size[1]} only); "
+                        f"this board is {width}x{height}")
+    return replace(spec, size=(width, height)).name
 
 
 # ----------------------------------------------------------------------------- shared pieces
@@ -259,10 +319,12 @@ class Transformer(PolicyValueNet):
         return x
 
 
-def build_model(arch: str, players: int = 2, rule: str = "freestyle") -> PolicyValueNet:
+def build_model(arch: str, players: int = 2, rule: str = "freestyle",
+                board: Optional[tuple[int, int]] = None) -> PolicyValueNet:
     """A freshly initialised net for an architecture name (see the module docstring). `rule`
     matters to mixF nets only, whose lookups are the rule's patterns (a checkpoint's weights
-    bring their own rule)."""
+    bring their own rule). `board` (width, height) sizes the fully connected heads of an -fc
+    name that does not carry its size; the net's name then does, so its checkpoint rebuilds it."""
     spec = parse_arch(arch)
     if not 2 <= players <= 4:
         raise ArchError(f"players={players}: nets are built for 2..4 players")
@@ -270,15 +332,31 @@ def build_model(arch: str, players: int = 2, rule: str = "freestyle") -> PolicyV
         if players != 2:
             raise ArchError(f"{spec.name}: line-shape nets are for two players")
         return MixNet(spec.channels, players, rule)
+    model = _build_trunk(spec, players)
+    if not spec.fc:
+        return model
+    size = spec.size or board
+    if size is None:
+        raise ArchError(f"architecture {spec.name} is board-size specific: name the board, e.g. "
+                        f"{spec.base_name}-fc15 or {spec.base_name}-fc9x7")
+    if spec.size is not None and board is not None and tuple(board) != spec.size:
+        raise ArchError(f"architecture {spec.name} is board-size specific; this board is {board[0]}x{board[1]}")
+    return attach_fc_heads(model, trunk_channels(model), size[0], size[1], agz=spec.kind == "resnet")
+
+
+def _build_trunk(spec: ArchSpec, players: int) -> PolicyValueNet:
+    """The net of a parsed name with its per-cell heads."""
+    simple = {"cnn": PlainCNN, "skip": SkipCNN, "ffnn": FFNN, "cnn4": CNN4, "rnn4": RecurrentCNN,
+              "resnet18": ResNet18}
+    if spec.kind in simple:
+        return simple[spec.kind](players)
     if spec.kind == "resnet":
         return ResNet(spec.blocks, spec.channels, players)
     if spec.kind == "tfm":
         return Transformer(spec.blocks, spec.channels, players)
-    if spec.kind == "cnn":
-        return PlainCNN(players)
-    if spec.kind == "skip":
-        return SkipCNN(players)
-    return FFNN(players)
+    if spec.kind == "casatt":
+        return CascadedAttention(spec.blocks, players, spec.channels)
+    return TransformerHybrid(spec.blocks, spec.channels, players)
 
 
 def is_learned_arch(arch: str) -> bool:
