@@ -87,8 +87,10 @@ class SegBlock(nn.Module):
         n, c, h, w = x.shape
         on = mask.flatten(2).transpose(1, 2)                                        # N,L,1
         t = x.flatten(2).transpose(1, 2)                                            # N,L,C
-        t = (t + self.attn(self.norm1(t), h, w, mask)) * on
-        y = self.fc1(self.norm2(t))
+        # normalised off-board tokens are the norm's bias, not zero: zeroed again before the
+        # convolutions read them (as a board's own edge gives zero padding)
+        t = (t + self.attn(self.norm1(t) * on, h, w, mask)) * on
+        y = self.fc1(self.norm2(t)) * on
         y = self.dw(y.transpose(1, 2).reshape(n, -1, h, w)).flatten(2).transpose(1, 2)
         t = (t + self.fc2(F.gelu(y))) * on
         return t.transpose(1, 2).reshape(n, c, h, w)

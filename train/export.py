@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -46,13 +47,17 @@ def random_positions(rng: np.random.Generator, n: int, width: int, height: int, 
 
 def _to_onnx_bytes(model: PolicyValueNet, players: int) -> bytes:
     model = model.eval().cpu()
-    dummy = torch.zeros(1, players + 4, 7, 7)
+    fixed = getattr(model, "fixed_size", None)      # (width, height) of a net with fully connected heads
+    width, height = fixed or (7, 7)
+    dummy = torch.zeros(1, players + 4, height, width)
     dummy[:, -1] = 1.0
     buf = io.BytesIO()
+    board = {} if fixed else {2: "H", 3: "W"}
     with warnings.catch_warnings():   # the tracer's notes on constant shapes are expected here
         warnings.simplefilter("ignore")
         torch.onnx.export(model, (dummy,), buf, input_names=["planes"], output_names=["policy", "value"],
-                          dynamic_axes={"planes": {0: "B", 2: "H", 3: "W"}, "policy": {0: "B", 1: "H", 2: "W"},
+                          dynamic_axes={"planes": {0: "B", **board},
+                                        "policy": {0: "B", **{k - 1: v for k, v in board.items()}},
                                         "value": {0: "B"}},
                           opset_version=OPSET, dynamo=False)
     return buf.getvalue()
@@ -90,15 +95,19 @@ def export_model(model: PolicyValueNet, out: str | os.PathLike, info: NetInfo,
     import onnx
     if info.planes != plane_names(model.players) or info.players != model.players:
         raise ExportError(f"{out}: metadata planes/players do not match the model")
+    fixed = getattr(model, "fixed_size", None)      # fully connected heads: their own board only
+    if fixed:
+        info = replace(info, fixed_size=tuple(fixed))
+        check_sizes = [tuple(fixed)]
+    elif check_sizes is None:
+        s = info.board_sizes
+        check_sizes = [(s[0], s[0]), (s[-1] + 2, s[-1] + 1)] if s else [(7, 7), (9, 8)]
     raw = _to_onnx_bytes(model, model.players)
     proto = onnx.load_from_string(raw)
     del proto.metadata_props[:]
     for key, value in info.to_metadata().items():
         entry = proto.metadata_props.add()
         entry.key, entry.value = key, value
-    if check_sizes is None:
-        s = info.board_sizes
-        check_sizes = [(s[0], s[0]), (s[-1] + 2, s[-1] + 1)] if s else [(7, 7), (9, 8)]
     worst = [0.0]
 
     def _write(tmp: str) -> None:

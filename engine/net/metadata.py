@@ -37,6 +37,21 @@ def _parse_sizes(text: str) -> list[int]:
     return sorted(set(sizes))
 
 
+def _parse_fixed(text: str) -> Optional[tuple[int, int]]:
+    """'8x8' -> (8, 8); '' -> None (a fully convolutional net)."""
+    if not text.strip():
+        return None
+    width, height = (int(v) for v in text.lower().split("x"))
+    return width, height
+
+
+def _fixed_text(info: "NetInfo") -> str:
+    """', board-size specific (8x8 only)' for a net with fully connected heads, else ''."""
+    if not info.fixed_size:
+        return ""
+    return f", board-size specific ({info.fixed_size[0]}x{info.fixed_size[1]} only)"
+
+
 def _format_sizes(sizes: list[int]) -> str:
     s = sorted(set(sizes))
     if len(s) > 2 and s == list(range(s[0], s[-1] + 1)):
@@ -56,14 +71,17 @@ class NetInfo:
     planes: list[str] = field(default_factory=list)
     format: int = FORMAT_VERSION
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: (width, height) of a net with fully connected heads, which runs on that board only
+    fixed_size: Optional[tuple[int, int]] = None
 
     def __post_init__(self) -> None:
         if not self.planes:
             self.planes = plane_names(self.players)
 
     def to_metadata(self) -> dict[str, str]:
-        """The ONNX metadata_props the exporter writes."""
-        return {
+        """The ONNX metadata_props the exporter writes (`fixed_size` only for a board-size
+        specific net, so every other file keeps the keys it always had)."""
+        meta = {
             "gomoku_format": str(self.format),
             "planes": ",".join(self.planes),
             "players": str(self.players),
@@ -74,6 +92,9 @@ class NetInfo:
             "arch": self.arch,
             "provenance": json.dumps(self.provenance, sort_keys=True),
         }
+        if self.fixed_size:
+            meta["fixed_size"] = f"{self.fixed_size[0]}x{self.fixed_size[1]}"
+        return meta
 
     @classmethod
     def from_metadata(cls, meta: dict[str, str], source: str = "net") -> "NetInfo":
@@ -87,6 +108,7 @@ class NetInfo:
             players = int(meta["players"])
             win = int(meta["win_length"])
             sizes = _parse_sizes(meta["board_sizes"])
+            fixed = _parse_fixed(meta.get("fixed_size", ""))
         except ValueError as exc:
             raise NetFormatError(f"{source}: unreadable metadata ({exc})") from None
         if fmt != FORMAT_VERSION:
@@ -107,7 +129,7 @@ class NetInfo:
             prov = {"text": meta.get("provenance", "")}
         return cls(players=players, win_length=win, rules=rules, board_sizes=sizes, arch=meta["arch"],
                    value_head=meta["value_head"], planes=planes, format=fmt,
-                   provenance=prov if isinstance(prov, dict) else {"text": str(prov)})
+                   provenance=prov if isinstance(prov, dict) else {"text": str(prov)}, fixed_size=fixed)
 
     def check_game(self, width: int, height: int, rule_label: str, win_length: int = 5, players: int = 2,
                    allow_any_size: bool = False, source: str = "net") -> None:
@@ -126,7 +148,7 @@ class NetInfo:
 
     def summary(self) -> str:
         return (f"{self.arch}, {self.players} players, {self.win_length} in a row, rules "
-                f"{','.join(self.rules)}, boards {_format_sizes(self.board_sizes)}")
+                f"{','.join(self.rules)}, boards {_format_sizes(self.board_sizes)}{_fixed_text(self)}")
 
 
 _COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
@@ -148,7 +170,7 @@ def describe_net(info: NetInfo) -> str:
     rules = "/".join(info.rules) or "no-rule"
     article = "an" if rules[0] in "aeiou" else "a"
     return (f"{article} {rules} net ({_count(info.players)} players, {_count(info.win_length)} in a row, "
-            f"trained on {_boards_text(info.board_sizes)})")
+            f"trained on {_boards_text(info.board_sizes)}{_fixed_text(info)})")
 
 
 def net_fits_game(info: NetInfo, rule: str, width: int, height: int, win_length: int = 5, players: int = 2,
@@ -162,8 +184,12 @@ def net_fits_game(info: NetInfo, rule: str, width: int, height: int, win_length:
     the brain plays its classical engine). `rule` is a rule label (Rule.label); the game's
     player count and win length are named only where they differ from the net's, the rule and
     board always. `allow_any_size` is for callers that let a net play a size it did not train
-    on (fully convolutional nets do), which then fits on rule, players and win length alone."""
-    sized = allow_any_size or (width in info.board_sizes and height in info.board_sizes)
+    on (fully convolutional nets do), which then fits on rule, players and win length alone; a
+    net with fully connected heads (`fixed_size`) fits its own board only, whatever the caller."""
+    if info.fixed_size:
+        sized = (width, height) == tuple(info.fixed_size)
+    else:
+        sized = allow_any_size or (width in info.board_sizes and height in info.board_sizes)
     if players == info.players and win_length == info.win_length and rule in info.rules and sized:
         return None
     game = f"{rule} {width}x{height}"
