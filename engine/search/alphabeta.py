@@ -25,17 +25,15 @@ from gomoku.engine.game import core
 from gomoku.engine.game.core import C_FIVE, BoardState, make_move, undo_move
 from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.search import dfpn, evaluation, threats
-from gomoku.engine.search.pvs import refutes_vcf, root_moves, root_search
+from gomoku.engine.search.pvs import FULL_WINDOW, LMR_ON, refutes_vcf, root_moves, root_search
 from gomoku.engine.timeman import Deadlines, exact_deadlines
 from gomoku.engine.search.threats import C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, vcf
-from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_NET, P_NET_ORDER, P_NET_SHARE,
-                                         P_RAISED, SearchCtx, WIN, WIN_MIN, clear_ctx, new_ctx, set_weights)
+from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_LMR, P_NET, P_NET_ORDER, P_NET_SHARE,
+                                         P_PRUNE, P_RAISED, SearchCtx, WIN, WIN_MIN, clear_ctx, new_ctx, set_weights)
 
 if TYPE_CHECKING:
     from gomoku.engine.search.learned_file import LearnedEval
 
-# ---------------------------------------------------------------------------------------
-# driver
 
 @dataclass
 class SearchResult:
@@ -175,12 +173,15 @@ class Searcher:
 
     `tables` maps a rule id to the evaluation tables this player uses under that rule (the
     shipped ones for every rule not named). One search at a time per Searcher (a second
-    caller waits)."""
+    caller waits). For experiments (`gomoku study fudan-search`): `full_window`, plain alpha-beta
+    (pvs.FULL_WINDOW); `reductions` / `pruning` off, no late-move reductions / move quotas and futility."""
 
     def __init__(self, tables: Optional[Mapping[int, evaluation.EvalTables]] = None,
-                 learned: Optional[Mapping[int, "LearnedEval"]] = None) -> None:
+                 learned: Optional[Mapping[int, "LearnedEval"]] = None, *, full_window: bool = False,
+                 reductions: bool = True, pruning: bool = True) -> None:
         self._tables = dict(tables or {})
         self._learned = dict(learned or {})
+        self._knobs = ((LMR_ON if reductions else 0) | (FULL_WINDOW if full_window else 0), int(pruning))
         self._net_key: Optional[tuple[int, int]] = None     # (rule, n_cells) of the context's evaluator
         self._cx: Optional[SearchCtx] = None
         self._shape = (0, 0)               # (n_cells, tt_bytes) the tables were made for
@@ -259,6 +260,7 @@ class Searcher:
             cx = self.ctx(st.cells.shape[0], tt_bytes)
             rule = int(st.meta[core.M_RULE])
             set_weights(cx, self.eval_tables(rule))
+            cx.params[P_LMR], cx.params[P_PRUNE] = self._knobs
             cx = self._install_evaluator(cx, rule, st.cells.shape[0])
             if clear or self._rule != rule:
                 clear_ctx(cx)

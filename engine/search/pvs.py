@@ -11,7 +11,9 @@ Leaves run a short VCF probe for the side to move before the pattern evaluation
 (`evaluation`). A child with no depth left and no five to block is scored in the parent
 (_leaf_child): no pvs call, which passes ~30 arrays, and no TT probe, which mostly misses the
 caches and can only hit a transposition searched deeper. The TT entry of any other child is
-prefetched before its move is made. Time never enters here: the driver's watcher thread sets
+prefetched before its move is made. With the FULL_WINDOW bit in params[P_LMR] every child is
+searched on the node's own window (plain alpha-beta, for the Fudan threat-space-search paper's
+comparison); the default is PVS. Time never enters here: the driver's watcher thread sets
 ctrl[C_STOP] and the search polls it every node (`threats.tick`).
 """
 from __future__ import annotations
@@ -104,6 +106,13 @@ def _leaf(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
     return evaluate(st, cx)
 
 
+#: bits of params[P_LMR], the slot that decides how a late move's child is searched:
+#: LMR_ON reduces late moves' depth; FULL_WINDOW searches every child on the node's full
+#: window instead of a null window first (plain alpha-beta, where no node is a PV node, so the
+#: TT bounds and the pruning apply wherever they hold, as in a textbook alpha-beta)
+LMR_ON = 1
+FULL_WINDOW = 2
+
 #: _leaf_child's answer for a child that needs the full node, and _settled's for a node whose
 #: value is not settled before a search (both outside every score)
 NOT_LEAF = INF + 1
@@ -161,7 +170,8 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
         return v
     me = st.meta[M_TOMOVE] - 1
     op = 1 - me
-    pvnode = beta - alpha > 1
+    plain = (cx.params[P_LMR] & FULL_WINDOW) != 0
+    pvnode = beta - alpha > 1 and not plain
     # killers are kept per ply; the grandchildren's come from another part of the tree, which
     # is what PentaZen clears them for (with the history credit for PV nodes at the end:
     # self-play 58-36-6 at 0.3 s/move and 61-38-1 at 0.5 s; bench 10 % fewer nodes). Nodes
@@ -263,14 +273,15 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
             v, _ = _child(st, cx, newdepth, ply + 1, alpha, beta)
         else:
             red = 0
-            if cx.params[P_LMR] != 0 and searched >= 2 and depth >= 2 and not forced:
+            if (cx.params[P_LMR] & LMR_ON) != 0 and searched >= 2 and depth >= 2 and not forced:
                 red = LMR[min(depth, 31), min(searched, 63)]
                 if pvnode and red > 0:
                     red -= 1
                 red = min(red, newdepth)
-            v, leaf = _child(st, cx, newdepth - red, ply + 1, alpha, alpha + 1)
-            # (a leaf's value does not depend on the window: at full depth it stays)
-            if v > alpha and (red > 0 or v < beta) and not (leaf and red == 0):
+            v, leaf = _child(st, cx, newdepth - red, ply + 1, alpha, beta if plain else alpha + 1)
+            # (a leaf's value does not depend on the window: at full depth it stays; nor does a
+            # full-window search's)
+            if v > alpha and (red > 0 or (v < beta and not plain)) and not (leaf and red == 0):
                 v, _ = _child(st, cx, newdepth, ply + 1, alpha, beta)
         _undo(st, cx)
         searched += 1
@@ -317,9 +328,10 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
 def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarray,
                 nroot: np.int64) -> np.int64:
     """One full-window iteration over the root moves (PVS: each move after the first is tried
-    on a null window at the best score so far); the best is moved to rmoves[0] and its line
-    is left in cx.pv[0, :cx.pvlen[0]]."""
+    on a null window at the best score so far; with FULL_WINDOW, at once on (best, INF)); the
+    best is moved to rmoves[0] and its line is left in cx.pv[0, :cx.pvlen[0]]."""
     best = -INF
+    plain = (cx.params[P_LMR] & FULL_WINDOW) != 0
     cx.pvlen[0] = 0
     cx.params[P_RAISED] = -1
     if cx.params[P_NET] != 0:
@@ -329,6 +341,8 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarr
         _make(st, cx, m)
         if r == 0:
             v = -pvs(st, cx, depth - 1, np.int64(1), np.int64(-INF), np.int64(INF))
+        elif plain:
+            v = -pvs(st, cx, depth - 1, np.int64(1), np.int64(-INF), -best)
         else:
             v = -pvs(st, cx, depth - 1, np.int64(1), -best - 1, -best)
             if v > best:
