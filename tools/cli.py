@@ -22,6 +22,7 @@ _COMMANDS = {
     "export": ("gomoku.tools.export_cmd", "export", "Export a training checkpoint to a verified ONNX net."),
     "plot": ("gomoku.tools.plot_cmd", "plot", "PNG plots of a training run's metrics."),
     "ship": ("gomoku.tools.ship_cmd", "ship", "Put a run's best net into weights/ with its manifest entry."),
+    "study": ("gomoku.tools.study_cmd", "study", "Rerun a paper's experiment at a chosen scale (tables beside the paper's)."),
 }
 
 
@@ -52,7 +53,7 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="gomoku")
 def main() -> None:
     """Gomoku / renju / caro engine: play, match, brain, bench, warmup, freeze, tune, info, train, export, plot,
-    ship."""
+    ship, study."""
 
 
 if __name__ == "__main__":
