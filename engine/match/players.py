@@ -12,8 +12,10 @@ name opponents the same way::
                                           W: its policy's weight in move ordering, P: the percent of
                                           the leaf value it gives, the tables the rest (defaults: the file's)
     pure-mcts:N | pure-mcts:playouts=N[,c_puct=C]      rollout MCTS
+    pure-mcts:N,tactics=0                 ... as AlphaZero_Gomoku's mcts_pure: no exact win or block
     flat-mc:N[,radius=R,seed=S]                        flat Monte Carlo (no tree below the root)
     PATH.onnx[:playouts=N,c_puct=C,move_noise=E,draw=D,...]   neural MCTS
+    random-net:arch=ARCH[,seed=N,playouts=P,...]   an untrained net (torch seed N) with MCTS
     brain:COMMAND                         an external Piskvork brain (COMMAND is split like a shell)
 
 Options every in-process kind accepts after the colon, comma separated: `name=TEXT`,
@@ -105,16 +107,18 @@ _KIND_KEYS = {
     "random": {"seed", "name"},
     "classical": {"level", "depth", "nodes", "time", "name", "tables", "eval", "order", "share"},
     "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed", "select", "radius", "temperature",
-                  "move_noise", "draw"},
+                  "move_noise", "draw", "tactics"},
     "onnx": {"playouts", "c_puct", "time", "nodes", "name", "temperature", "batch", "seed", "select", "radius",
              "threads", "fpu", "solver", "move_noise", "draw"},
 }
+# seed: the net's torch seed (a match seeds the search of each game itself)
+_KIND_KEYS["random-net"] = _KIND_KEYS["onnx"] | {"arch"}
 
 
 @dataclass(frozen=True)
 class PlayerSpec:
     """A parsed player spec. `text` is what the user typed and what worker processes get."""
-    kind: str                       # random | classical | pure-mcts | onnx | brain
+    kind: str                       # random | classical | pure-mcts | onnx | random-net | brain
     text: str
     name: str
     arg: Optional[str] = None       # brain command line or .onnx path
@@ -140,7 +144,7 @@ class PlayerSpec:
         fields = dict(vars(base))
         fields.update(self.limit_overrides)
         if fields.get("turn_time") == 0 and "time" not in self.options and (
-                self.kind in ("pure-mcts", "onnx") or fields.get("nodes") or fields.get("depth")):
+                self.kind in ("pure-mcts", "onnx", "random-net") or fields.get("nodes") or fields.get("depth")):
             fields["turn_time"] = None
         return Limit(**fields)
 
@@ -166,7 +170,7 @@ def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -
     for key, value in opts.items():
         conv = {"seed": int, "level": int, "depth": int, "nodes": int, "playouts": int, "batch": int,
                 "time": float, "c_puct": float, "temperature": float, "radius": int, "threads": int,
-                "fpu": float, "move_noise": float, "draw": float}.get(key)
+                "fpu": float, "move_noise": float, "draw": float, "tactics": int}.get(key)
         if conv is None:
             continue
         try:
@@ -175,7 +179,8 @@ def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -
             raise SpecError(f"player spec {text!r}: {key} must be a number, got {value!r}") from None
         if key in ("time", "c_puct", "temperature", "radius", "fpu", "move_noise") and num < 0 \
                 or key in ("depth", "nodes", "playouts", "batch", "threads") and num <= 0 or key == "radius" and num > 5 \
-                or key == "move_noise" and num > 1 or key == "draw" and not -1 <= num <= 1:
+                or key == "move_noise" and num > 1 or key == "draw" and not -1 <= num <= 1 \
+                or key == "tactics" and num not in (0, 1):
             raise SpecError(f"player spec {text!r}: {key}={value} is out of range")
     if opts.get("select", "puct") not in ("puct", "ucb1", "plain") and not (kind == "pure-mcts"
                                                                            and opts["select"] == "flat"):
@@ -251,7 +256,11 @@ def parse_spec(text: str) -> PlayerSpec:
     if kind in ("pure-mcts", "pure_mcts", "puremcts", "mcts"):
         opts = _parse_options("pure-mcts", raw, body, "playouts")
         name = opts.get("name", f"pure-mcts-{opts['playouts']}" if "playouts" in opts else "pure-mcts")
+        if "name" not in opts and opts.get("tactics") == "0":
+            name += "-t0"
         return PlayerSpec("pure-mcts", raw, name, options=opts)
+    if kind in ("random-net", "random_net", "randomnet"):
+        return _parse_random_net(raw, body)
     if kind in ("flat-mc", "flat_mc", "flatmc"):
         # the Fudan threat-space-search paper's flat Monte Carlo: pure-mcts with no tree below the root, near the stones
         opts = _parse_options("pure-mcts", raw, body, "playouts")
@@ -284,8 +293,26 @@ def parse_spec(text: str) -> PlayerSpec:
             _load_tables(opts["tables"], raw)      # a bad file fails here, once, in the parent
         eval_rule = _load_learned(opts["eval"], raw).rule if "eval" in opts else None
         return PlayerSpec("classical", raw, name, options=opts, eval_rule=eval_rule)
-    raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, flat-mc:N, FILE.onnx "
-                    "or brain:CMD")
+    raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, flat-mc:N, FILE.onnx, "
+                    "random-net:arch=ARCH or brain:CMD")
+
+
+def _parse_random_net(raw: str, body: str) -> PlayerSpec:
+    """`random-net:arch=ARCH[,seed=N,...]`: refused in one line without torch or with an
+    architecture the trainer cannot build (asked of a child process: engine.match.random_net)."""
+    from gomoku.engine.match.random_net import RandomNetError, check_arch, torch_missing
+    opts = _parse_options("random-net", raw, body, "arch")
+    if "arch" not in opts:
+        raise SpecError(f"player spec {raw!r}: random-net needs arch=ARCH (any name gomoku train --arch takes)")
+    why = torch_missing()
+    if why:
+        raise SpecError(f"player spec {raw!r}: {why}")
+    try:
+        check_arch(opts["arch"])
+    except RandomNetError as exc:
+        raise SpecError(f"player spec {raw!r}: {exc}") from None
+    name = opts.get("name", f"random-{opts['arch']}-seed{opts.get('seed', '1')}")
+    return PlayerSpec("random-net", raw, name, options=opts)
 
 
 def _load_tables(path: str, text: str) -> dict:
@@ -390,7 +417,7 @@ def _make_mcts_player(spec: PlayerSpec, win_length: int = 5, players: int = 2) -
             common[field_name] = conv(o[key])
     seed = int(o.get("seed", 0))
     if spec.kind == "pure-mcts":
-        cfg = MCTSConfig.pure(int(o.get("playouts", 1000)), **common)
+        cfg = MCTSConfig.pure(int(o.get("playouts", 1000)), tactics=o.get("tactics", "1") != "0", **common)
         return MCTSPlayer(cfg, None, name=spec.name, seed=seed, win_length=win_length, players=players,
                           use_solver=False)
     from gomoku.engine.net.evaluator import NetEvaluator
@@ -406,6 +433,22 @@ def _make_mcts_player(spec: PlayerSpec, win_length: int = 5, players: int = 2) -
     cfg = MCTSConfig(playouts=int(o.get("playouts", 800)), **common)
     return MCTSPlayer(cfg, net, name=spec.name, seed=seed, win_length=net.info.win_length,
                       players=net.info.players, use_solver=o.get("solver", "on") == "on")
+
+
+def _make_random_net_player(spec: PlayerSpec, win_length: int, players: int) -> Player:
+    """The random net's player: its search is a FILE.onnx spec's with the same options (400
+    playouts and no threat solver unless given: the re-implementation's opponent was the
+    search over the net alone), built once the game's board says which file to load."""
+    from gomoku.engine.match.random_net import RandomNetPlayer
+    search = {k: v for k, v in spec.options.items() if k not in ("arch", "seed", "name")}
+    search.setdefault("playouts", "400")
+    search.setdefault("solver", "off")
+
+    def over(path: str) -> Player:
+        return _make_mcts_player(PlayerSpec("onnx", spec.text, spec.name, arg=path, options=search),
+                                 win_length, players)
+    return RandomNetPlayer(spec.options["arch"], int(spec.options.get("seed", 1)), over, spec.name,
+                           win_length=win_length, players=players)
 
 
 def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout: float = 10.0,
@@ -438,6 +481,8 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
                             if "eval" in o else None)
     if spec.kind in ("pure-mcts", "onnx"):
         return _make_mcts_player(spec, win_length, players)
+    if spec.kind == "random-net":
+        return _make_random_net_player(spec, win_length, players)
     if spec.kind == "brain":
         raise SpecError(f"{spec.text}: external brains are started by gomoku.protocol.players.make_player")
     raise SpecError(f"unknown player kind {spec.kind!r}")

@@ -28,21 +28,26 @@ WARM_TREE_BYTES = 1 << 20
 
 
 def search_params(width: int, height: int, players: int, win_length: int, rule: Rule | int, select: str,
-                  c_puct: float, fpu: float, radius: int, draw_value: float = 0.0) -> np.ndarray:
-    """The params[] array every jitted tree function reads (slots tree.P_*)."""
+                  c_puct: float, fpu: float, radius: int, draw_value: float = 0.0,
+                  tactics: bool = True) -> np.ndarray:
+    """The params[] array every jitted tree function reads (slots tree.P_*); tactics False
+    sets tree.P_BARE (no exact wins, blocks or proofs in the tree)."""
     p = np.zeros(T.PARAMS_LEN)
     p[T.P_WIDTH], p[T.P_HEIGHT], p[T.P_STRIDE] = width, height, width + PAD
     p[T.P_PLAYERS], p[T.P_WIN], p[T.P_RULE] = players, win_length, int(rule)
     p[T.P_SELECT], p[T.P_CPUCT], p[T.P_FPU] = SELECT_RULES[select], c_puct, fpu
     p[T.P_RADIUS] = radius
     p[T.P_DRAW] = draw_value
+    p[T.P_BARE] = 0.0 if tactics else 1.0
     return p
 
 
 @dataclass
 class MCTSConfig:
     """How the tree is searched. Defaults suit play with a net; `pure()` gives the seeds'
-    rollout MCTS (uniform priors, c_puct 5, as junxiaosong/AlphaZero_Gomoku)."""
+    rollout MCTS (uniform priors, c_puct 5, as junxiaosong/AlphaZero_Gomoku), and
+    `pure(tactics=False)` that repository's mcts_pure itself: no exact win, block or proof in
+    the tree (tree.P_BARE) and a new tree for every move, as its player starts one."""
     playouts: int = 800
     c_puct: float = 2.5
     select: str = "puct"
@@ -56,6 +61,7 @@ class MCTSConfig:
     move_noise_alpha: float = 0.3
     draw_value: float = 0.0      # what a draw is worth to each side (-1..1); below 0 plays for a win
     tree_bytes: int = DEFAULT_TREE_BYTES
+    tactics: bool = True         # False: the tree knows the rules only, and is new at every move
 
     @classmethod
     def pure(cls, playouts: int = 1000, **kw) -> "MCTSConfig":
@@ -164,7 +170,7 @@ class ForestSearch:
         self.forest = T.new_forest(self.width, self.height, self.players, trees, nodes_per_tree, seed=seed + 1)
         c = config
         self.params = search_params(self.width, self.height, self.players, self.win_length, self.rule,
-                                    c.select, c.c_puct, c.fpu, c.radius, c.draw_value)
+                                    c.select, c.c_puct, c.fpu, c.radius, c.draw_value, c.tactics)
         self.scratch = T.new_scratch(self.forest)
         self.to_padded = flat_to_padded(self.width, self.height)
         self.noise = np.zeros(trees, bool)       # the root still wants its Dirichlet noise
@@ -345,7 +351,8 @@ class MCTS:
 
     def sync(self, moves: Sequence[int]) -> None:
         """Point the root at the position after `moves` (flat cells), keeping what the tree
-        knows: forward along played moves, back along takebacks, anew otherwise."""
+        knows: forward along played moves, back along takebacks, anew otherwise (and always
+        anew without tactics, as mcts_pure's player does)."""
         moves = [int(m) for m in moves]
         f, g = self.forest, 0
         ok = True
@@ -362,7 +369,7 @@ class MCTS:
         else:
             ok = False
         self.driver.set_position(g, moves)
-        if not ok:
+        if not ok or not self.config.tactics:
             T.reset_tree(f, g)
         self.moves = moves
         self.driver.noise[g] = self.config.dirichlet_alpha > 0

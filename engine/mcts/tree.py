@@ -19,6 +19,12 @@ Exact knowledge, for two players also proven values (MCTS-Solver):
   wins its parent; a parent whose children all win for their movers is lost. A proven node is
   never searched below again; its exact value is backed up instead.
 
+params[P_BARE] = 1 turns all of that off but the rules (`pure-mcts:tactics=0`): every legal move
+is a child, a won position is worth its result each time a playout reaches it and nothing is
+proven, an unvisited child counts as worth 0 - params[P_FPU] and the parent's own playout in
+flight is not counted, as in junxiaosong/AlphaZero_Gomoku's mcts_pure, the opponent of the UCAS
+Gobang paper's Table 1. The tree then sees a win in one only through its rollouts.
+
 A leaf waiting for its net evaluation is `pending`: another playout of the same batch that
 reaches it stops there (a collision) rather than descending into children without priors.
 Virtual loss: every node on a path in flight counts one extra visit lost for its mover.
@@ -38,8 +44,8 @@ from ..game.cells import is_legal, has_stone_within, winning_cells, wins_at
 drop_stale_cache(__file__, ('game.core', 'game.patterns', 'game.cells', 'net.planes'))
 
 # params[] slots (float64 array handed to every jitted call)
-P_WIDTH, P_HEIGHT, P_STRIDE, P_PLAYERS, P_WIN, P_RULE, P_SELECT, P_CPUCT, P_FPU, P_RADIUS, P_DRAW = range(11)
-PARAMS_LEN = 11
+P_WIDTH, P_HEIGHT, P_STRIDE, P_PLAYERS, P_WIN, P_RULE, P_SELECT, P_CPUCT, P_FPU, P_RADIUS, P_DRAW, P_BARE = range(12)
+PARAMS_LEN = 12
 SELECT_PUCT, SELECT_UCB1, SELECT_PLAIN = 0, 1, 2   # PUCT; UCB1; the Columbia AlphaZero Gomoku paper's Q + P / (1 + N)
 #: flat Monte Carlo (the Fudan threat-space-search paper): no tree below the root, playouts
 #: shared evenly among its children
@@ -177,10 +183,12 @@ def _best_child(f: Forest, node: np.int64, mover: np.int64, prm: np.ndarray) -> 
     log_n = np.log(max(parent_n, 1))
     c = prm[P_CPUCT]
     sel = np.int64(prm[P_SELECT])
-    if f.visits[node] > 0:
+    if f.visits[node] > 0 and prm[P_BARE] == 0:
         fpu = (f.wsum[node, mover] - f.vloss[node]) / (f.visits[node] + f.vloss[node]) - prm[P_FPU]
     else:
         fpu = -prm[P_FPU]
+    if prm[P_BARE] != 0:
+        sqrt_n = np.sqrt(f.visits[node])   # mcts_pure: sqrt of the parent's visits, 0 at its first
     best = -1
     best_score = -np.inf
     fallback = first
@@ -224,10 +232,13 @@ def _expand(f: Forest, g: np.int64, node: np.int64, cells: np.ndarray, mover: np
     color = mover + 1
     nxt = (mover + 1) % players + 1
     # 1. the mover wins at once: that move is the only child, the node is won
-    nw = winning_cells(cells, f.steps, f.board, color, k, rule, players, tmp)
+    bare = prm[P_BARE] != 0
+    nw = 0 if bare else winning_cells(cells, f.steps, f.board, color, k, rule, players, tmp)
     count = 0
     exact = False
-    if nw > 0:
+    if bare:
+        pass                                # no exact knowledge: every legal move below
+    elif nw > 0:
         count = 1
         exact = True
     else:
@@ -328,7 +339,7 @@ def select_leaf(f: Forest, g: np.int64, prm: np.ndarray, cells: np.ndarray, path
             mv = f.move[node]
             if wins_at(cells, f.steps, mv, (mover - 1) % players + 1, k, rule, players):
                 f.term[node] = T_WON
-                if players == 2:
+                if players == 2 and prm[P_BARE] == 0:
                     f.solved[node] = -1
             elif nstones >= area:
                 f.term[node] = T_FULL
