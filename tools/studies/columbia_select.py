@@ -35,11 +35,12 @@ class Scale:
     net_playouts: int            # every net's playouts in the games
     few_playouts: int            # the playouts game: few against net_playouts (the paper: 50 vs 1000)
     h2h_games: int
+    resnet18: bool = True        # about 11M parameters: minutes per generation on a shared CPU
 
 
 SCALES = {
     "tiny": Scale(6, 4, 2, 2, 8, 1, 16, 1000, 8, 2, 2),
-    "small": Scale(6, 4, 8, 16, 50, 16, 128, 5000, 50, 5, 8),
+    "small": Scale(6, 4, 6, 16, 50, 4, 64, 3000, 50, 5, 8, resnet18=False),
     # the paper: 8x8 five in a row, 100 to 1500 iterations (one self-play game each), 1000
     # playouts in play, two games per pair
     "paper": Scale(8, 5, 100, 15, 400, 15, 512, 10000, 1000, 50, 2),
@@ -57,6 +58,7 @@ class Pair:
     spec_a: str
     spec_b: str
     paper: str
+    needs: tuple[str, ...] = ()  # runs the pair plays besides cnn3
 
 
 def _arch(name: str, size: int) -> str:
@@ -68,8 +70,8 @@ def _runs(s: Scale) -> dict[str, tuple[str, str]]:
     """Run name -> (arch, selection rule)."""
     cnn3 = _arch("cnn3", s.size)
     return {"cnn3": (cnn3, "puct"), "cnn4": (_arch("cnn4", s.size), "puct"),
-            "rnn4": (_arch("rnn4", s.size), "puct"), "resnet18": (_arch("resnet18", s.size), "puct"),
-            "ucb1": (cnn3, "ucb1"), "plain": (cnn3, "plain")}
+            "rnn4": (_arch("rnn4", s.size), "puct"), "ucb1": (cnn3, "ucb1"), "plain": (cnn3, "plain"),
+            **({"resnet18": (_arch("resnet18", s.size), "puct")} if s.resnet18 else {})}
 
 
 def _train(name: str, arch: str, select: str, s: Scale, out: Path) -> list[dict[str, Any]]:
@@ -103,11 +105,11 @@ def _pairs(s: Scale, out: Path, done: int) -> list[Pair]:
              _spec(out, "cnn3", "puct", p, gens[1000], f"cnn3-{p}"),
              "the more playouts win both games (50 against 1000, the 1000-iteration model)"),
         Pair("architecture", "cnn3", "cnn4", _spec(out, "cnn3", "puct", p), _spec(out, "cnn4", "puct", p),
-             "3-layer CNN wins both games (100 iterations)"),
+             "3-layer CNN wins both games (100 iterations)", ("cnn4",)),
         Pair("architecture", "cnn4", "resnet18", _spec(out, "cnn4", "puct", p), _spec(out, "resnet18", "puct", p),
-             "4-layer CNN wins both games (100 iterations)"),
+             "4-layer CNN wins both games (100 iterations)", ("cnn4", "resnet18")),
         Pair("architecture", "cnn3", "rnn4", _spec(out, "cnn3", "puct", p), _spec(out, "rnn4", "puct", p),
-             "a tie (1500 iterations)"),
+             "a tie (1500 iterations)", ("rnn4",)),
         Pair("selection", "UCB1", "modified Q+P/(1+N)", _spec(out, "ucb1", "ucb1", p),
              _spec(out, "plain", "plain", p), "UCB1 wins both games (500 iterations)"),
         Pair("selection", "UCB1", "PUCT", _spec(out, "ucb1", "ucb1", p), _spec(out, "cnn3", "puct", p),
@@ -134,6 +136,10 @@ def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
     game = ["--size", str(s.size), "--win", str(s.win)]
     rows, paper_rows, data = [], [], []
     for i, pair in enumerate(_pairs(s, out, done)):
+        paper_rows.append([pair.section, pair.a, pair.b, pair.paper])
+        if any(n not in trained for n in pair.needs):
+            rows.append([pair.section, pair.a, pair.b, "not run at this scale", "", ""])
+            continue
         progress(f"{pair.section}: {pair.a} against {pair.b}")
         r = runs.match(pair.spec_a, pair.spec_b, game, s.h2h_games, out / "matches" / f"{i:02d}.json",
                        out / "match.log", openings=str(openings))
@@ -141,7 +147,6 @@ def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
         rows.append([pair.section, pair.a, pair.b, f"{runs.wld(r)} ({runs.score(r):.2f})",
                      f"{first['wins']}-{first['losses']}-{first['draws']}",
                      f"{second['wins']}-{second['losses']}-{second['draws']}"])
-        paper_rows.append([pair.section, pair.a, pair.b, pair.paper])
         data.append({"a": pair.spec_a, "b": pair.spec_b, "wins": r["wins"], "losses": r["losses"],
                      "draws": r["draws"], "a_first": first, "a_second": second})
     ours = runs.table(["compared", "A", "B", "A's W-L-D (score)", "A moving first", "A moving second"], rows)
@@ -149,7 +154,9 @@ def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
              f"self-play games at {s.playouts} playouts, {s.updates} updates of {s.batch}; nets at "
              f"{s.net_playouts} playouts; {s.h2h_games} games per pair from random two-stone openings, "
              "each with both colours. Architectures: "
-             + ", ".join(f"{n} = {t['arch']} ({t['select']}, step {t['step']})" for n, t in trained.items()) + ".")
+             + ", ".join(f"{n} = {t['arch']} ({t['select']}, step {t['step']})" for n, t in trained.items()) + "."
+             + ("" if s.resnet18 else " ResNet-18 (about 11M parameters) is left out at this scale: on a shared "
+                "2-core CPU one of its generations takes many minutes."))
     paper = runs.table(["compared", "A", "B", "the paper (two games, one with each first)"], paper_rows)
     paper += ("\n\nThe paper: 8x8, five in a row; its figures show one game with each model first; "
               "iterations 100/500/1000/1500 (one self-play game each), 1000 playouts in play.")
