@@ -5,7 +5,9 @@ every saved checkpoint played as first and as second player against a random net
 The paper played 10 games per checkpoint and side against "a random opponent", a randomly
 initialised net searching with MCTS. Both players here search deterministically, so each of the
 games faces another random net (`random-net:arch=skip3,seed=K`, K = 1..games): one game with
-the trained net first, one with it second.
+the trained net first, one with it second. The study makes those nets once with the trainer's
+own maker (`gomoku.train.random_net`, the files that player spec caches) and plays the files,
+which is what the spec does after its first game, without a child process per match.
 """
 from __future__ import annotations
 
@@ -60,13 +62,24 @@ def _checkpoints(s: Scale, done: int) -> list[int]:
     return gens if gens[-1] == done else gens + [done]
 
 
-def _play(gen: int, s: Scale, out: Path) -> dict[str, int]:
+def _random_nets(s: Scale, out: Path) -> list[Path]:
+    """The random nets, seeds 1..games_per_side, as ONNX files (the random-net player's)."""
+    try:
+        from gomoku.train.random_net import make_random_net
+    except ImportError as exc:
+        raise runs.StudyError(f"study {NAME} needs random nets (gomoku.train.random_net and the train extra): "
+                              f"{exc}") from None
+    return [make_random_net(ARCH, seed, 5, 5, win_length=4, players=2, rule="freestyle",
+                            folder=out / "random-nets") for seed in range(1, s.games_per_side + 1)]
+
+
+def _play(gen: int, s: Scale, out: Path, rivals: list[Path]) -> dict[str, int]:
     """The checkpoint's wins, losses and draws as first and as second player, one random net per
     pair of games."""
     tally = {f"{side}_{k}": 0 for side in ("first", "second") for k in ("wins", "losses", "draws")}
     net = f"{runs.net(out / 'run', gen)}:playouts={s.playouts},name=gen{gen}"
-    for seed in range(1, s.games_per_side + 1):
-        rival = f"random-net:arch={ARCH},seed={seed},playouts={s.playouts}"
+    for seed, path in enumerate(rivals, 1):
+        rival = f"{path}:playouts={s.playouts},name=random-net-{seed}"
         r = runs.match(net, rival, ["--size", "5", "--win", "4"], 2, out / "matches" / f"gen{gen}-seed{seed}.json",
                        out / "match.log")
         for side, key in (("first", "a_as_black"), ("second", "a_as_white")):
@@ -79,14 +92,14 @@ def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
     """Train once, then play every kept checkpoint against random nets on both sides."""
     s = SCALES[scale]
     runs.require_archs(NAME, [ARCH])
-    runs.require_specs(NAME, [f"random-net:arch={ARCH},seed=1,playouts={s.playouts}"])
+    rivals = _random_nets(s, out)
     progress(f"training {ARCH} on 5x5, four in a row, {s.generations} generations")
     recs = _train(s, out)
     steps = {r["generation"]: r.get("step") for r in recs}
     results: dict[int, dict[str, int]] = {}
     for gen in _checkpoints(s, len(recs)):
         progress(f"generation {gen} against {s.games_per_side} random nets on each side")
-        results[gen] = _play(gen, s, out)
+        results[gen] = _play(gen, s, out, rivals)
     rows = []
     for gen, t in results.items():
         rows.append([gen, steps.get(gen, 0), gen * s.games,
