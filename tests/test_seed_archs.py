@@ -24,7 +24,7 @@ from gomoku.train.trainer import value_loss
 
 torch.set_num_threads(1)
 
-NEW = ["cnn4", "rnn4", "resnet18", "casatt3", "casatt4", "hybrid1c64", "hybrid2c64"]
+NEW = ["cnn4", "rnn4", "resnet18", "casatt3", "casatt4", "hybrid1c64", "hybrid2c64", "cnn3r1"]
 BOARDS = [(8, 8), (11, 11), (15, 15), (9, 7)]
 GOMOKU = str(Path(sys.executable).with_name("gomoku"))
 
@@ -44,7 +44,7 @@ def test_new_archs_run_on_any_board(arch: str) -> None:
         assert torch.isfinite(policy).all() and torch.isfinite(value).all()
 
 
-@pytest.mark.parametrize("arch", ["cnn4", "rnn4", "hybrid1c64"])
+@pytest.mark.parametrize("arch", ["cnn4", "rnn4", "hybrid1c64", "cnn3r1"])
 def test_padded_batch_matches_unpadded(arch: str) -> None:
     """Off-board cells are zeroed after every layer and kept out of the attention's keys."""
     model = build_model(arch).eval()
@@ -66,7 +66,7 @@ def test_three_players() -> None:
 
 def test_names() -> None:
     assert parse_arch("casatt").name == "casatt4" and parse_arch("hybrid2").name == "hybrid2c64"
-    assert parse_arch("casatt3c16").name == "casatt3c16"
+    assert parse_arch("casatt3c16").name == "casatt3c16" and parse_arch("cnn3r2-fc11").name == "cnn3r2-fc11x11"
     assert parse_arch("cnn4-fc8").name == "cnn4-fc8x8" and parse_arch("b2c32-FC9x7").name == "b2c32-fc9x7"
     assert parse_arch("cnn4-fc").name == "cnn4-fc" and parse_arch("cnn4-fc").size is None
     assert sized_arch("cnn4-fc", 9, 7) == "cnn4-fc9x7" and sized_arch("cnn4", 9, 7) == "cnn4"
@@ -112,8 +112,8 @@ def _export(model: torch.nn.Module, path: Path, sizes: list[int]) -> float:
 
 @pytest.mark.parametrize("arch,board", [("cnn4", (9, 7)), ("rnn4", (8, 8)), ("resnet18", (8, 8)),
                                         ("casatt3", (11, 11)), ("casatt4", (9, 7)), ("hybrid1c64", (8, 8)),
-                                        ("hybrid2c64", (9, 7)), ("cnn4-fc8", (8, 8)), ("casatt3-fc9x7", (9, 7)),
-                                        ("b1c16-fc7", (7, 7))])
+                                        ("hybrid2c64", (9, 7)), ("cnn3r1", (8, 8)), ("cnn4-fc8", (8, 8)),
+                                        ("casatt3-fc9x7", (9, 7)), ("b1c16-fc7", (7, 7))])
 def test_export_load_and_play_a_move(tmp_path: Path, arch: str, board: tuple[int, int]) -> None:
     from gomoku.engine.mcts.search import MCTS, MCTSConfig
     model = build_model(arch)

@@ -24,9 +24,9 @@ Architectures (one table, named by size as KataGo names its nets):
             lookups of line shapes and patterns, small heads; cheap enough for the alpha-beta
     cnn4, rnn4, resnet18
             the Columbia AlphaZero Gomoku paper's other nets (train.paper_models)
-    casattN, hybridNcC
+    casattN, hybridNcC, cnn3rN
             the three-player Gobang paper's Cascaded Attention and CNN + transformer block
-            hybrids (train.attention_models)
+            hybrids (train.attention_models), and its cnn3 + N residual blocks (train.paper_models)
 
 Any of them but mixF takes an -fc suffix: the papers' fully connected heads with a tanh value
 (train.paper_models.FCHeads), for one board size, which the name carries (`cnn4-fc8x8`; a bare
@@ -47,7 +47,7 @@ import torch.nn.functional as F
 from .attention_models import CascadedAttention, TransformerHybrid
 from .mixnet import MixNet
 from .netbase import OFF_BOARD, PolicyValueNet  # noqa: F401 (re-exported: the nets' common base)
-from .paper_models import CNN4, RecurrentCNN, ResNet18, attach_fc_heads, trunk_channels
+from .paper_models import CNN3Res, CNN4, RecurrentCNN, ResNet18, attach_fc_heads, trunk_channels
 
 
 class ArchError(ValueError):
@@ -58,7 +58,7 @@ class ArchError(ValueError):
 class ArchSpec:
     """A parsed architecture name. `fc`: the papers' fully connected heads with a tanh value
     (the `-fc` suffix), for one board, `size` (width, height), when the name gives it."""
-    kind: str            # resnet | cnn | skip | ffnn | tfm | mix | cnn4 | rnn4 | resnet18 | casatt | hybrid
+    kind: str            # resnet | cnn | skip | ffnn | tfm | mix | cnn4 | rnn4 | resnet18 | casatt | hybrid | cnn3r
     blocks: int = 0
     channels: int = 0
     fc: bool = False
@@ -71,6 +71,8 @@ class ArchSpec:
             return f"b{self.blocks}c{self.channels}"
         if self.kind in ("tfm", "hybrid"):
             return f"{self.kind}{self.blocks}c{self.channels}"
+        if self.kind == "cnn3r":
+            return f"cnn3r{self.blocks}"
         if self.kind == "casatt":
             return f"casatt{self.blocks}" + ("" if self.channels == 32 else f"c{self.channels}")
         if self.kind == "mix":
@@ -85,8 +87,8 @@ class ArchSpec:
 
 
 ARCH_HELP = ("bXcY (ResNet, e.g. b6c64), cnn3, cnn4, rnn4, resnet18, skip3, ffnn, tfmNcC (e.g. tfm2c64), "
-             "casattN (e.g. casatt4), hybridNcC (e.g. hybrid2c64) or mixF (e.g. mix32); -fc or -fcWxH after "
-             "any but mixF for the papers' fully connected heads (one board size)")
+             "casattN (e.g. casatt4), hybridNcC (e.g. hybrid2c64), cnn3rN (e.g. cnn3r1) or mixF (e.g. mix32); "
+             "-fc or -fcWxH after any but mixF for the papers' fully connected heads (one board size)")
 
 _FIXED = {"cnn3": "cnn", "skip3": "skip", "ffnn": "ffnn", "cnn4": "cnn4", "rnn4": "rnn4", "resnet18": "resnet18"}
 
@@ -102,11 +104,11 @@ def _parse_base(name: str, text: str) -> ArchSpec:
             raise ArchError(f"architecture {name!r}: mix features must be a multiple of 8 in 8..256")
         return spec
     m = (re.fullmatch(r"(b)(\d+)c(\d+)", text) or re.fullmatch(r"(tfm|hybrid)(\d+)c(\d+)", text)
-         or re.fullmatch(r"(hybrid|casatt)(\d*)(?:c(\d+))?", text))
+         or re.fullmatch(r"(hybrid|casatt)(\d*)(?:c(\d+))?", text) or re.fullmatch(r"(cnn3r)(\d+)()", text))
     if not m:
         raise ArchError(f"unknown architecture {name!r}: use {ARCH_HELP}")
     kind = {"b": "resnet"}.get(m.group(1), m.group(1))
-    default = {"casatt": (4, 32), "hybrid": (1, 64)}.get(kind, (0, 0))
+    default = {"casatt": (4, 32), "hybrid": (1, 64), "cnn3r": (0, 128)}.get(kind, (0, 0))
     spec = ArchSpec(kind, int(m.group(2) or default[0]), int(m.group(3) or default[1]))
     if kind in ("tfm", "hybrid") and spec.channels % 16:
         raise ArchError(f"architecture {name!r}: transformer channels must be a multiple of 16")
@@ -354,6 +356,8 @@ def _build_trunk(spec: ArchSpec, players: int) -> PolicyValueNet:
         return ResNet(spec.blocks, spec.channels, players)
     if spec.kind == "tfm":
         return Transformer(spec.blocks, spec.channels, players)
+    if spec.kind == "cnn3r":
+        return CNN3Res(spec.blocks, players)
     if spec.kind == "casatt":
         return CascadedAttention(spec.blocks, players, spec.channels)
     return TransformerHybrid(spec.blocks, spec.channels, players)

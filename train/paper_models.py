@@ -201,3 +201,26 @@ class ResNet18(PolicyValueNet):
         for block in self.blocks:
             x = block(x, mask)
         return x
+
+
+class CNN3Res(PolicyValueNet):
+    """cnn3rN: the three-player Gobang paper's "Res Blk N", cnn3 (32, 64, 128, ReLU) followed by
+    N residual blocks of 128 channels (AlphaGo Zero's block, train.models.ResBlock). Its authors'
+    block applies its second convolution to the block's input, so the first one's output is
+    never used; this is the block it was meant to be, with the same weights to learn (less the
+    convolutions' biases: 256 parameters a block)."""
+
+    def __init__(self, blocks: int, players: int = 2) -> None:
+        super().__init__(f"cnn3r{blocks}", players)
+        from .models import Heads, ResBlock
+        self.convs = nn.ModuleList([nn.Conv2d(self.in_planes, 32, 3, padding=1),
+                                    nn.Conv2d(32, 64, 3, padding=1), nn.Conv2d(64, 128, 3, padding=1)])
+        self.blocks = nn.ModuleList(ResBlock(128) for _ in range(blocks))
+        self.heads = Heads(128, players, head=4, hidden=64)
+
+    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        for conv in self.convs:
+            x = F.relu(conv(x)) * mask
+        for block in self.blocks:
+            x = block(x, mask)
+        return x
