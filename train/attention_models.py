@@ -98,7 +98,9 @@ class SegBlock(nn.Module):
 
 class CascadedAttention(PolicyValueNet):
     """casattN (and casattNcC: C channels in the first stage instead of 32, the others scaled
-    alike); see the module docstring."""
+    alike); see the module docstring. Unlike the other nets, a board padded inside a bigger
+    batch does not compute what it computes alone: the upsampling blends the smaller maps over
+    the padded size (nothing pads batches today)."""
 
     DIMS = (1, 2, 4, 4, 4)          # x the first stage's channels
     HEADS = (2, 2, 2, 1, 1)
