@@ -35,15 +35,16 @@ def net_file_name(arch: str, seed: int, width: int, height: int, win_length: int
     return f"{arch}-seed{seed}-{width}x{height}-k{win_length}-p{players}-{rule}.onnx"
 
 
-def check_arch(arch: str, players: int = 2, board: tuple[int, int] = (8, 8)) -> str:
-    """The architecture's name for this board (a board-size specific name carries the board);
-    ArchError (one line) for one `train.models` cannot build into an MCTS net."""
+def check_arch(arch: str, players: int = 2, board: Optional[tuple[int, int]] = None) -> str:
+    """The architecture's name, for `board` when given (a board-size specific name then carries
+    the board, and one made for another board is refused); ArchError (one line) for a name
+    `train.models` cannot build into an MCTS net."""
     from . import models
     if models.is_learned_arch(arch):
         raise models.ArchError(f"architecture {arch!r} is the alpha-beta's learned evaluator, not a net for MCTS")
-    # nets with fully connected heads are made for one board (models.sized_arch names it)
-    sized = getattr(models, "sized_arch", None)
-    name = sized(arch, *board) if sized is not None else arch
+    if board is None:
+        return models.parse_arch(arch).name
+    name = models.sized_arch(arch, *board)
     models.build_model(name, players)
     return name
 
@@ -89,7 +90,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from .models import ArchError
     try:
         if args.check:
-            check_arch(args.arch, args.players, (args.width, args.height))
+            check_arch(args.arch, args.players)
             return 0
         print(make_random_net(args.arch, args.seed, args.width, args.height, args.win, args.players, args.rule))
     except (ArchError, ExportError, ValueError) as exc:
