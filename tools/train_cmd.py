@@ -46,6 +46,21 @@ def _command_line() -> str:
               help="Stop when this many generations are done (0: only create the run, with --init/--distil).")
 @click.option("--games-per-gen", type=click.IntRange(1), default=64, help="Self-play games per generation.")
 @click.option("--playouts", type=click.IntRange(2), default=400, help="Self-play playouts per full search.")
+@click.option("--c-puct", type=click.FloatRange(0.0, min_open=True), default=2.5,
+              help="Exploration constant of self-play's search, and of the run's nets in gating and the ladder.")
+@click.option("--select", type=click.Choice(["puct", "ucb1", "plain"]), default="puct",
+              help="Selection rule of those searches: puct (AlphaZero), ucb1 (the Columbia paper's UCB1, "
+                   "Q + c sqrt(ln N / n), no prior) or plain (its modified rule, Q + P / (1 + n), no c).")
+@click.option("--dirichlet-eps", type=click.FloatRange(0.0, 1.0), default=0.25,
+              help="Share of Dirichlet noise in the priors at the root of self-play's full searches.")
+@click.option("--dirichlet-alpha", type=click.FloatRange(0.0), default=0.0,
+              help="Concentration of that noise and of --move-noise (0: 10 / cells on the board).")
+@click.option("--move-noise", type=click.FloatRange(0.0, 1.0), default=0.0,
+              help="Share of Dirichlet noise mixed into self-play's move distribution after the search (the "
+                   "UCAS Gobang paper's exploration; the policy target stays the visits). 0: off.")
+@click.option("--temperature-moves", type=click.IntRange(0), default=0,
+              help="Self-play moves sampled in proportion to visits before it plays the most visited "
+                   "(0: a sixth of the cells).")
 @click.option("--parallel-games", type=click.IntRange(1), default=32,
               help="Games one worker searches together (one net batch); also the chunk size on disk.")
 @click.option("--full-search-prob", type=click.FloatRange(0.0, 1.0), default=0.25,
@@ -67,6 +82,15 @@ def _command_line() -> str:
 @click.option("--updates", "updates_per_gen", type=click.IntRange(1), default=20,
               help="Training updates per generation: each draws one --batch and takes up to 5 optimiser "
                    "steps on it; the view's 'step' counts optimiser steps over the whole run.")
+@click.option("--lr-schedule", type=click.Choice(["kl", "plateau", "constant"]), default="kl",
+              help="Learning-rate multiplier: kl (raised or lowered by 1.5 per update to keep the policy's "
+                   "KL near --kl-target, halfway back to 1x each generation), plateau (halved after "
+                   "--plateau-patience generations without a better loss, the UCAS Gobang paper) or constant.")
+@click.option("--kl-target", type=click.FloatRange(0.0, min_open=True), default=0.02,
+              help="--lr-schedule kl: the policy's KL divergence per update the multiplier aims at.")
+@click.option("--plateau-patience", type=click.IntRange(1), default=3,
+              help="--lr-schedule plateau: generations whose mean loss is not 1 % below the best before the "
+                   "rate halves.")
 @click.option("--window", type=click.IntRange(1), default=50_000, help="Positions in the replay window.")
 @click.option("--eval-games", type=click.IntRange(0), default=20,
               help="Gating games against the best net (0: always replace; 3-4 players: whole cycles of 2 x players).")
@@ -75,6 +99,9 @@ def _command_line() -> str:
 @click.option("--gate", type=click.FloatRange(0.0, 1.0), default=0.55, help="Score to replace the best net (0: always).")
 @click.option("--ladder-games", type=click.IntRange(0), default=10,
               help="Games against pure MCTS per generation (3-4 players: rounded up to whole cycles of 2 x players).")
+@click.option("--ladder-opponent", default="pure-mcts", metavar="SPEC",
+              help="The ladder's opponent as a player spec; each rung appends playouts=N "
+                   "('pure-mcts:tactics=0': AlphaZero_Gomoku's mcts_pure, as the UCAS Gobang paper's ladder).")
 @click.option("--classical-games", type=click.IntRange(0), default=10,
               help="Games against the classical engine's next level (1..5) per generation.")
 @click.option("--ladder-start", type=click.IntRange(1), default=1000,
@@ -116,6 +143,12 @@ def train(board: tuple[int, int], rule: list, run_dir: Optional[str], hours: Opt
         if not ray.strip():
             raise click.BadParameter("give 'local' or a Ray cluster address", param_hint="--ray")
     rules = [r.label for r in rule]
+    from gomoku.train.evaluate import check_ladder_opponent
+    opts["ladder_opponent"] = opts["ladder_opponent"].strip()
+    try:
+        check_ladder_opponent(opts["ladder_opponent"], opts["ladder_start"])
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     try:
         from gomoku.train.config import RunConfig, RunError
         from gomoku.train.checkpoint import CheckpointError

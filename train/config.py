@@ -38,8 +38,11 @@ class RunConfig:
     games_per_gen: int = 64
     playouts: int = 400
     parallel_games: int = 32
-    c_puct: float = 2.5
+    c_puct: float = 2.5                 # self-play, gating and the ladder's net
+    select: str = "puct"                # selection rule of those searches: puct, ucb1 or plain
     dirichlet_eps: float = 0.25
+    dirichlet_alpha: float = 0.0        # 0: 10 / (cells on the board), AlphaZero's scaling
+    move_noise: float = 0.0             # the UCAS Gobang paper's noise on self-play's move distribution
     temperature_moves: int = 0          # 0: the engine's default (a sixth of the cells)
     opening_stones: int = 0             # self-play games start from 0..this many random central stones
     draw_value: float = 0.0             # self-play search's value of a draw for both sides (targets stay the outcome)
@@ -59,6 +62,8 @@ class RunConfig:
     lr: float = 2e-3
     l2: float = 1e-4
     kl_target: float = 0.02
+    lr_schedule: str = "kl"             # kl | plateau | constant (train.lr_schedule)
+    plateau_patience: int = 3           # plateau: generations without a better loss before the rate halves
     window: int = 50_000                # positions in the sliding window
     # evaluation
     eval_games: int = 20                # 3-4 players: rounded up to whole cycles of 2 x players games
@@ -67,6 +72,7 @@ class RunConfig:
     ladder_start: int = 1000
     ladder_step: int = 1000
     ladder_games: int = 10
+    ladder_opponent: str = "pure-mcts"  # spec of the ladder's opponent; each rung appends playouts=N
     ladder_win: float = 0.7             # 2 players: score that beats a rung (draws count half)
     ladder_share: float = 0.5           # 3-4 players: share of the points to exceed (three-player paper: A's > B's)
     classical_games: int = 10           # games against the classical engine's current level (0: none)
@@ -91,6 +97,24 @@ class RunConfig:
     def main_rule(self) -> str:
         """The rule the run is measured under (ladder, classical levels, gating): the first."""
         return self.rules[0]
+
+    def knobs(self) -> dict[str, Any]:
+        """The search and learning settings a net's provenance records: what self-play, gating
+        and the ladder searched with (engine defaults made explicit) and how the rate moved, so
+        a net says how it was trained even where the command left them at their defaults."""
+        from gomoku.engine.mcts.selfplay import SelfPlayConfig
+        engine = SelfPlayConfig(width=self.width, height=self.height, dirichlet_alpha=self.dirichlet_alpha,
+                                temperature_moves=self.temperature_moves)
+        out: dict[str, Any] = {
+            "playouts": self.playouts, "c_puct": self.c_puct, "select": self.select,
+            "dirichlet_eps": self.dirichlet_eps, "dirichlet_alpha": round(engine.alpha(), 6),
+            "move_noise": self.move_noise, "temperature_moves": engine.temp_moves(),
+            "lr": self.lr, "lr_schedule": self.lr_schedule, "ladder_opponent": self.ladder_opponent}
+        if self.lr_schedule == "kl":
+            out["kl_target"] = self.kl_target
+        if self.lr_schedule == "plateau":
+            out["plateau_patience"] = self.plateau_patience
+        return out
 
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else max(1, os.cpu_count() or 1)

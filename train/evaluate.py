@@ -3,7 +3,8 @@ pure MCTS opponents (the UCAS Gobang paper: rollout MCTS at 1000, 2000, ... play
 
 Two players: games go through `engine.match.arena` (referee, colour swaps, worker processes),
 the same code `gomoku match` uses, with players named by spec strings (`net.onnx:playouts=N`,
-`pure-mcts:playouts=N`), from random openings each played with both colours.
+`pure-mcts:playouts=N`, or the run's --ladder-opponent with playouts=N appended), from random
+openings each played with both colours.
 
 Three or four players: games go through `engine.match.nplayer`, the same code as `gomoku match
 --players 3`: the three-player Gobang paper's protocol, every seating of one A against the other side's copies and
@@ -226,9 +227,35 @@ def play_nmatch(a: str, b: str, width: int, height: int, rule: str, win_length: 
     return NMatchOutcome(summary, openings=len(ops))
 
 
-def net_spec(path: str, playouts: int, name: str) -> str:
-    return f"{path}:playouts={playouts},name={name}"
+def net_spec(path: str, playouts: int, name: str, c_puct: Optional[float] = None,
+             select: Optional[str] = None) -> str:
+    """A run's net as a match player. Gating and the ladder pass the run's c_puct and selection
+    rule: a net is measured searching the way its self-play searched."""
+    extra = (f",c_puct={c_puct:g}" if c_puct is not None else "") + (f",select={select}" if select else "")
+    return f"{path}:playouts={playouts}{extra},name={name}"
 
 
-def pure_spec(playouts: int) -> str:
-    return f"pure-mcts:playouts={playouts}"
+def pure_spec(playouts: int, opponent: str = "pure-mcts") -> str:
+    """The ladder's rung at `playouts`: the run's --ladder-opponent spec with playouts=N appended
+    (`pure-mcts:tactics=0` -> `pure-mcts:tactics=0,playouts=1000`)."""
+    if ":" not in opponent:
+        return f"{opponent}:playouts={playouts}"
+    return f"{opponent}{'' if opponent.endswith(':') else ','}playouts={playouts}"
+
+
+def check_ladder_opponent(opponent: str, playouts: int) -> None:
+    """Refuse, in one line (ValueError), a --ladder-opponent the match runner could not play
+    or one that names its own playouts (each rung sets them)."""
+    from gomoku.engine.match.players import SpecError, parse_spec
+    spec = opponent.strip()
+    if not spec:
+        raise ValueError("--ladder-opponent: give a player spec, e.g. pure-mcts or 'pure-mcts:tactics=0'")
+    try:
+        bare = parse_spec(spec)
+        parsed = parse_spec(pure_spec(playouts, spec))
+    except SpecError as exc:
+        raise ValueError(f"--ladder-opponent {opponent!r}: {exc}") from None
+    if "playouts" in bare.options:
+        raise ValueError(f"--ladder-opponent {opponent!r}: leave playouts out (each rung of the ladder sets them)")
+    if parsed.options.get("playouts") != str(playouts):
+        raise ValueError(f"--ladder-opponent {opponent!r}: this player takes no playouts, so it cannot be a ladder")

@@ -57,7 +57,7 @@ class Evaluation:
         against (same nodes on both sides) or at the bootstrap's nodes."""
         f = self.folder
         if not f.learned:
-            return net_spec(str(f.net(g)), f.cfg.eval_playouts, name)
+            return net_spec(str(f.net(g)), f.cfg.eval_playouts, name, f.cfg.c_puct, f.cfg.select)
         budget = f"{level}" if level is not None else f"nodes={f.cfg.bootstrap_nodes}"
         return f"classical:{budget},eval={evaluator_path(f.net(g))},name={name}"
 
@@ -110,7 +110,7 @@ class Evaluation:
                               c.eval_games, c.seed * 7919 + g, openings=True)
             accepted = out.score >= c.gate
             record["gating"] = {**out.to_json(), "against": st.best, "accepted": accepted,
-                                "accept_if": f"score >= {c.gate:g}"}
+                                "accept_if": f"score >= {c.gate:g}", "search": self._search()}
             return accepted
         record["gating"] = {"accepted": True, "always_replace": True}
         return True
@@ -118,19 +118,26 @@ class Evaluation:
     def _ladder(self, g: int, best: int, record: dict[str, Any]) -> None:
         """The best net against the pure-MCTS rung it is on; a rung beaten moves it up one."""
         c, st = self.folder.cfg, self.folder.state
-        out = self._match(g, "ladder", f"best {gen_name(best)} vs pure MCTS {st.ladder}",
-                          net_spec(str(self.folder.net(best)), c.eval_playouts, gen_name(best)), pure_spec(st.ladder),
-                          c.ladder_games, c.seed * 104729 + g, openings=False)
+        rung = pure_spec(st.ladder, c.ladder_opponent)
+        shown = f"pure MCTS {st.ladder}" if c.ladder_opponent == "pure-mcts" else rung
+        out = self._match(g, "ladder", f"best {gen_name(best)} vs {shown}",
+                          net_spec(str(self.folder.net(best)), c.eval_playouts, gen_name(best), c.c_puct, c.select),
+                          rung, c.ladder_games, c.seed * 104729 + g, openings=False)
         if c.players == 2:
             beat, rule = out.score >= c.ladder_win, f"score >= {c.ladder_win:g}"
         else:       # the three-player Gobang paper: the net beats the rung when it out-scores it over every seating
             beat, rule = beats(out.score, c.ladder_share), f"score > {c.ladder_share:g}"
         record["ladder"] = {**out.to_json(), "net": best, "playouts": st.ladder, "beaten": beat,
-                            "beat_if": rule}
+                            "beat_if": rule, "opponent": rung, "search": self._search()}
         if beat:
-            st.beaten[pure_spec(st.ladder)] = st.step
+            st.beaten[rung] = st.step
             st.ladder += c.ladder_step
             st.ladder_since = g
+
+    def _search(self) -> dict[str, Any]:
+        """How the run's nets searched in its matches: as in self-play, less the noise."""
+        c = self.folder.cfg
+        return {"playouts": c.eval_playouts, "c_puct": c.c_puct, "select": c.select}
 
     def _classical(self, g: int, best: int, record: dict[str, Any]) -> None:
         """The best net against the classical level it is on; a level beaten moves it up one."""

@@ -72,7 +72,8 @@ class SelfPlay:
             conf: dict[str, Any] = {"nodes": c.bootstrap_nodes}
         else:
             conf = job_config(win_length=c.win_length, players=c.players, playouts=plan["playouts"],
-                              c_puct=c.c_puct, dirichlet_eps=c.dirichlet_eps,
+                              c_puct=c.c_puct, select=c.select, dirichlet_eps=c.dirichlet_eps,
+                              dirichlet_alpha=c.dirichlet_alpha or None, move_noise=c.move_noise or None,
                               temperature_moves=c.temperature_moves or None,
                               opening_stones=c.opening_stones or None, draw_value=c.draw_value or None,
                               full_search_prob=c.full_search_prob, cheap_playouts=c.cheap_playouts or None,

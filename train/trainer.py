@@ -4,11 +4,12 @@ loss = value cross-entropy (outcome class from the mover's view) + policy cross-
 (search visit shares, or one-hot moves) + L2 on the weights. The policy softmax runs over the
 empty cells only, as the engine's search takes it.
 
-Learning rate (the UCAS Gobang paper, as junxiaosong/AlphaZero_Gomoku does it): each update runs `epochs`
-steps on one batch and measures the KL divergence between the policy before and after; above
-2x the target the multiplier shrinks by 1.5, below half of it it grows by 1.5 (within 0.1..10),
-and the steps stop early once the KL passes 4x the target. Policy entropy is tracked as seed
-002 does: it falls as the net becomes sure of its moves.
+Learning rate: each update runs `epochs` steps on one batch and measures the KL divergence
+between the policy before and after; the run's schedule (train.lr_schedule: the UCAS Gobang
+paper's KL rule as junxiaosong/AlphaZero_Gomoku does it, its loss-plateau drop, or a constant
+rate) sets the multiplier on --lr and, for the KL rule, stops the steps early once the KL
+passes 4x the target. Policy entropy is tracked as the Columbia paper does: it falls as the
+net becomes sure of its moves.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from .checkpoint import Checkpoint
+from .lr_schedule import Schedule, ScheduleSettings, make_schedule
 from .models import OFF_BOARD, PolicyValueNet, build_model
 from .paper_models import tanh_value_loss
 from .replay import Batch
@@ -33,6 +35,14 @@ class TrainSettings:
     epochs: int = 5
     lr_mult_min: float = 0.1
     lr_mult_max: float = 10.0
+    lr_schedule: str = "kl"             # kl | plateau | constant (train.lr_schedule)
+    plateau_patience: int = 3           # plateau: bad generations in a row before the rate falls
+    plateau_factor: float = 0.5
+
+    def schedule(self) -> Schedule:
+        return make_schedule(ScheduleSettings(name=self.lr_schedule, kl_target=self.kl_target,
+                                              mult_min=self.lr_mult_min, mult_max=self.lr_mult_max,
+                                              patience=self.plateau_patience, factor=self.plateau_factor))
 
 
 def masked_log_softmax(logits: torch.Tensor, planes: torch.Tensor, players: int) -> torch.Tensor:
@@ -56,8 +66,8 @@ def value_loss(model: PolicyValueNet, vlogits: torch.Tensor, value: torch.Tensor
 
 
 class Trainer:
-    """Owns a model, its Adam optimiser, the LR multiplier, the step counter and a numpy RNG
-    (for sampling) so that a checkpoint captures everything a resumed run needs."""
+    """Owns a model, its Adam optimiser, the learning-rate schedule, the step counter and a numpy
+    RNG (for sampling) so that a checkpoint captures everything a resumed run needs."""
 
     def __init__(self, model: PolicyValueNet, settings: Optional[TrainSettings] = None,
                  device: str = "cpu", seed: int = 0) -> None:
@@ -65,13 +75,22 @@ class Trainer:
         self.device = torch.device(device)
         self.model = model.to(self.device)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=self.settings.lr)
-        self.lr_mult = 1.0
+        self.schedule = self.settings.schedule()
         self.step = 0
         self.rng = np.random.default_rng(seed)
         torch.manual_seed(seed)
         # scored positions whose value targets join every update (train.teacher), and how many
         self.teacher: Optional[Any] = None
         self.teacher_batch = 0
+
+    @property
+    def lr_mult(self) -> float:
+        """The schedule's multiplier on --lr for the next update."""
+        return self.schedule.mult
+
+    @lr_mult.setter
+    def lr_mult(self, value: float) -> None:
+        self.schedule.mult = float(value)
 
     # -- the loss ---------------------------------------------------------------------------------
     def losses(self, planes: torch.Tensor, policy: torch.Tensor, value: torch.Tensor
@@ -91,7 +110,7 @@ class Trainer:
                 torch.from_numpy(batch.value).to(self.device))
 
     def update(self, batch: Batch) -> dict[str, float]:
-        """Up to `epochs` Adam steps on one batch, then the KL rule adjusts the LR multiplier.
+        """Up to `epochs` Adam steps on one batch, then the schedule hears the update's KL.
         Returns loss parts, entropy, KL, the LR used and the steps taken."""
         s = self.settings
         planes, policy, value = self._tensors(batch)
@@ -125,12 +144,9 @@ class Trainer:
                 new_logp = masked_log_softmax(self.model(planes)[0], planes, self.model.players)
                 self.model.train()
                 kl = float((old_logp.exp() * (old_logp - new_logp)).sum(dim=1).mean())
-            if kl > 4 * s.kl_target:
+            if self.schedule.stop_early(kl):
                 break
-        if kl > 2 * s.kl_target and self.lr_mult > s.lr_mult_min:
-            self.lr_mult /= 1.5
-        elif kl < s.kl_target / 2 and self.lr_mult < s.lr_mult_max:
-            self.lr_mult *= 1.5
+        self.schedule.after_update(kl)
         with torch.no_grad():
             p = new_logp.exp()
             entropy = float(-(p * new_logp.clamp(min=-1e3)).sum(dim=1).mean())
@@ -150,7 +166,7 @@ class Trainer:
     def checkpoint(self, meta: dict[str, Any]) -> Checkpoint:
         """Weights, Adam state and both RNG states, plus `meta` (game settings, generation, ...)."""
         full = dict(meta)
-        full.update(step=self.step, lr_mult=self.lr_mult)
+        full.update(step=self.step, lr_mult=self.lr_mult, lr_schedule=self.schedule.state())
         return Checkpoint(arch=self.model.arch, players=self.model.players,
                           model={k: v.detach().cpu() for k, v in self.model.state_dict().items()},
                           meta=full, optimizer=self.opt.state_dict(), rng_torch=torch.get_rng_state(),
@@ -169,7 +185,11 @@ class Trainer:
         if ck.optimizer is not None:
             tr.opt.load_state_dict(ck.optimizer)
         tr.step = int(ck.meta.get("step", 0))
-        tr.lr_mult = float(ck.meta.get("lr_mult", 1.0))
+        saved = ck.meta.get("lr_schedule")
+        if isinstance(saved, dict) and saved.get("name") == tr.schedule.name:
+            tr.schedule.load(saved)
+        else:       # a checkpoint of another schedule, or from before schedules were saved
+            tr.lr_mult = float(ck.meta.get("lr_mult", 1.0))
         if ck.rng_torch is not None:
             torch.set_rng_state(ck.rng_torch)
         if ck.rng_numpy is not None:

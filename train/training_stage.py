@@ -52,7 +52,8 @@ class Cadence:
 
 
 def train_settings(c: RunConfig) -> TrainSettings:
-    return TrainSettings(lr=c.lr, l2=c.l2, kl_target=c.kl_target, epochs=c.epochs)
+    return TrainSettings(lr=c.lr, l2=c.l2, kl_target=c.kl_target, epochs=c.epochs, lr_schedule=c.lr_schedule,
+                         plateau_patience=c.plateau_patience)
 
 
 class Training:
@@ -168,9 +169,11 @@ class Training:
         """Checkpoint, then the verified ONNX export of generation g (and the learned
         evaluator's file for a mixF run); returns the export's worst difference."""
         f = self.folder
-        save_checkpoint(f.ckpt(g), trainer.checkpoint(f.meta(g)))
+        meta = f.meta(g)
+        meta["provenance"]["settings"] = f.cfg.knobs()      # what the command left at its defaults too
+        save_checkpoint(f.ckpt(g), trainer.checkpoint(meta))
         model = trainer.model.to("cpu").eval()
-        info = info_for(model, f.meta(g), f.meta(g)["provenance"])
+        info = info_for(model, meta, meta["provenance"])
         c = f.cfg
         worst = export_model(model, f.net(g), info,
                              check_sizes=[(c.width, c.height), (c.width + 2, c.height + 1)])
@@ -192,6 +195,8 @@ class Training:
         window = f.store.window(c.window)
         batch = min(c.batch_size, max(1, len(window)))
         done = int(saved["update"]) if saved else 0
+        if not saved:       # a save holds the schedule as this generation left it
+            trainer.schedule.start_generation()
         sums: dict[str, float] = {k: float(v) for k, v in (saved or {}).get("sums", {}).items()}
         before = float(saved.get("seconds", 0.0)) if saved else 0.0
         self.view.phase(g, "train", f"{c.updates_per_gen} updates of {batch} from {len(window)} positions"
@@ -207,10 +212,12 @@ class Training:
                 save(trainer, g, u + 1, sums, before + time.monotonic() - t0)
                 cadence.saved()
         f.state.step = trainer.step
-        worst = self.finish(trainer, g)
         n = max(1, c.updates_per_gen)
+        trainer.schedule.end_generation((sums.get("policy_loss", 0.0) + sums.get("value_loss", 0.0)) / n)
+        worst = self.finish(trainer, g)
         stats = {k: round(v / n, 5) for k, v in sums.items() if k not in ("steps", "lr_mult")}
-        stats.update(steps=trainer.step, lr_mult=round(trainer.lr_mult, 4), batch=batch, window=len(window),
+        stats.update(steps=trainer.step, lr_mult=round(trainer.lr_mult, 4), lr_schedule=trainer.schedule.state(),
+                     batch=batch, window=len(window),
                      window_sources=window.stats(), seconds=round(before + time.monotonic() - t0, 2),
                      export_diff=worst)
         f.state.pending["train"] = stats
