@@ -3,9 +3,10 @@ Gobang, each ladder rung of pure MCTS (beaten when the net's points under the pa
 win 3 / draw 1 / loss 0, exceed the opponent's) and the optimiser steps ("batches") it took to
 fall, over repeated runs with other seeds.
 
-The nets are the paper's: its base CNN (`cnn3`, junxiaosong's trunk), CNNs with one and two
-residual blocks (`b1cC`, `b2cC`), the CNN with one and two transformer blocks (`hybrid1cC`,
-`hybrid2cC`) and Cascaded Attention with three and four stages (`casatt3`, `casatt4`). The ladder
+The nets are the paper's (docs/architectures.md): its base CNN (`cnn3`, junxiaosong's trunk),
+that CNN followed by one and two residual blocks (`cnn3r1`, `cnn3r2`), with one and two
+transformer blocks (`hybrid1c64`, `hybrid2c64`) and Cascaded Attention with three and four
+stages (`casatt3`, `casatt4`), all with fully connected heads as the paper's code has them. The ladder
 opponent is AlphaZero_Gomoku's `mcts_pure` (`--ladder-opponent 'pure-mcts:tactics=0'`), raised
 by the first rung's playouts each time it falls, as the paper's 1000, 2000, ... are; the paper's
 dynamic playout number is on (`--dynamic-playouts`), as in its Table 3.
@@ -27,7 +28,7 @@ LADDER_OPPONENT = "pure-mcts:tactics=0"
 class Scale:
     size: int
     win: int
-    channels: int                # ResNet and hybrid channels (the paper's hybrids: 64)
+    channels: int                # the hybrids' channels (the paper's: 64)
     generations: int             # the threshold: a rung not beaten by then is a dash
     games: int
     playouts: int
@@ -43,12 +44,12 @@ class Scale:
 
 SCALES = {
     "tiny": Scale(6, 4, 16, 1, 3, 8, 1, 16, 1000, 4, 6, 4, 1, 1),
-    "small": Scale(6, 4, 32, 5, 12, 40, 4, 64, 3000, 20, 6, 20, 2, 2),
+    "small": Scale(6, 4, 64, 5, 12, 40, 4, 64, 3000, 20, 6, 20, 2, 2),
     # the paper: 8x8, rungs of 1000 playouts, at most 2000 batches, repeated runs
     "paper": Scale(8, 5, 64, 60, 30, 400, 30, 512, 20000, 1000, 12, 200, 5, 4),
 }
 
-NETS = (("Base CNN", "cnn3"), ("Res Blk 1", "b1c{c}"), ("Res Blk 2", "b2c{c}"),
+NETS = (("Base CNN", "cnn3"), ("Res Blk 1", "cnn3r1"), ("Res Blk 2", "cnn3r2"),
         ("Transformer Blk 1", "hybrid1c{c}"), ("Transformer Blk 2", "hybrid2c{c}"),
         ("Cascaded Attn (3 blks)", "casatt3"), ("Cascaded Attn (4 blks)", "casatt4"))
 
