@@ -11,7 +11,9 @@
 
 Positions: the bench's nine openings (five rules, 15x15 and 20x20), each also continued by the
 engine against itself at depth 3 (deterministic), for mid-game positions with threats on the
-board. Every search starts from cleared tables, so node counts depend only on the code.
+board, and a position whose VCF takes eleven fours. The threat searches attack for each side in
+turn (the side not to move as if the other passed, as the engine's own root probe does). Every
+search starts from cleared tables, so node counts depend only on the code.
 """
 from __future__ import annotations
 
@@ -45,14 +47,18 @@ class Scale:
     threat_cap: int             # node cap of one threat search (0: none)
 
 
+#: black to move wins by eleven fours (the threat tests' long VCF)
+LONG_VCF = [(7, 7), (5, 5), (7, 5), (3, 7), (5, 7), (7, 3), (6, 4), (5, 3), (7, 9), (2, 5), (3, 5), (9, 2), (5, 11),
+            (7, 1)]
+
 SCALE = {
     "tiny": Scale(openings=2, plies=(0, 8), depths=4, node_cap=200_000, vcf_depths=3, vct_depths=3,
                   threat_cap=200_000),
-    "small": Scale(openings=9, plies=(0, 8, 16), depths=8, node_cap=3_000_000, vcf_depths=10, vct_depths=6,
+    "small": Scale(openings=9, plies=(0, 8, 16), depths=8, node_cap=3_000_000, vcf_depths=12, vct_depths=6,
                    threat_cap=300_000),
     # the paper's own: depth 6 (we go to 8) on positions all through games; VCT grows
     # exponentially with its depth, so it keeps a cap of about 10 s a search
-    "paper": Scale(openings=9, plies=tuple(range(0, 41, 4)), depths=8, node_cap=0, vcf_depths=12, vct_depths=8,
+    "paper": Scale(openings=9, plies=tuple(range(0, 41, 4)), depths=8, node_cap=0, vcf_depths=14, vct_depths=8,
                    threat_cap=3_000_000),
 }
 
@@ -72,7 +78,7 @@ def positions(scale: Scale, progress: Callable[[str], None]) -> list[tuple[str, 
     from gomoku.engine.search.alphabeta import Searcher
     from gomoku.tools.bench_cmd import BENCH_POSITIONS
 
-    out: list[tuple[str, Any]] = []
+    out: list[tuple[str, Any]] = [("long VCF", Board.from_moves(15, LONG_VCF))]
     player = Searcher()
     for k, (rule, w, h, moves) in enumerate(BENCH_POSITIONS[:scale.openings], 1):
         b = Board.from_moves(w, moves, rule=parse_rule(rule), height=h)
@@ -120,7 +126,8 @@ def _search_runs(boards: list[tuple[str, Any]], scale: Scale,
 
 def _threat_runs(boards: list[tuple[str, Any]], scale: Scale,
                  progress: Callable[[str], None]) -> list[dict[str, Any]]:
-    """VCF and VCT for the side to move at each depth limit on every position."""
+    """VCF and VCT at each depth limit on every position, for each side as the attacker."""
+    from gomoku.engine.game.core import M_TOMOVE
     from gomoku.engine.search import threats
 
     tt = threats.new_threat_table()
@@ -128,16 +135,22 @@ def _threat_runs(boards: list[tuple[str, Any]], scale: Scale,
     for kind, deepest in (("vcf", scale.vcf_depths), ("vct", scale.vct_depths)):
         for depth in range(1, deepest + 1):
             t0 = time.perf_counter()
-            for label, b in boards:
+            for (label, b), side in ((lb, side) for lb in boards for side in ("to move", "passed")):
                 tt.key[:] = 0
                 tt.depth[:] = -1
                 ctrl = threats.new_ctrl(scale.threat_cap)
-                t = time.perf_counter()
-                r = threats.solve(b.state, kind, depth=depth, vcf_depth=12, ctrl=ctrl, tt=tt)
-                dt = time.perf_counter() - t
+                to_move = int(b.state.meta[M_TOMOVE])
+                if side == "passed":
+                    b.state.meta[M_TOMOVE] = 3 - to_move
+                try:
+                    t = time.perf_counter()
+                    r = threats.solve(b.state, kind, depth=depth, vcf_depth=12, ctrl=ctrl, tt=tt)
+                    dt = time.perf_counter() - t
+                finally:
+                    b.state.meta[M_TOMOVE] = to_move
                 cut = scale.threat_cap > 0 and r.nodes >= scale.threat_cap
-                runs.append({"kind": kind, "depth": depth, "position": label, "win": r.win, "nodes": r.nodes,
-                             "time": dt, "cut": bool(cut)})
+                runs.append({"kind": kind, "depth": depth, "position": label, "attacker": side, "win": r.win,
+                             "nodes": r.nodes, "time": dt, "cut": bool(cut)})
             progress(f"{kind.upper()}: depth {depth} done in {time.perf_counter() - t0:.1f} s")
     return runs
 
@@ -201,11 +214,13 @@ def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
     search_runs = _search_runs(boards, sc, progress)
     threat_runs = _threat_runs(boards, sc, progress)
     cap = f"{sc.node_cap:,} nodes" if sc.node_cap else "none"
+    tcap = f"{sc.threat_cap:,} nodes" if sc.threat_cap else "none"
     table = (f"**PVS against plain alpha-beta** ({len(boards)} positions, depths 1-{sc.depths}, iterative "
              f"deepening to the depth, no threat probes at the root; node cap per search: {cap}; a cut search "
              f"is counted with the nodes it spent). \"As played\": late-move reductions and pruning on; "
              f"\"bare\": both off.\n\n" + search_table(search_runs) +
-             f"\n**Threat-space search by depth** (the same positions, side to move attacking).\n\n"
+             f"\n**Threat-space search by depth** (the same positions, each side attacking; VCT with VCF probes of "
+             f"up to 12 fours; node cap per search: {tcap}).\n\n"
              + threat_table(threat_runs))
     data = {"scale": sc.__dict__, "positions": [label for label, _ in boards], "searches": search_runs,
             "threats": threat_runs}
