@@ -44,7 +44,7 @@ class Scale:
 
 SCALES = {
     "tiny": Scale(6, 4, 16, 1, 3, 8, 1, 16, 1000, 4, 6, 4, 1, 1),
-    "small": Scale(6, 4, 64, 5, 12, 40, 4, 64, 3000, 20, 6, 20, 2, 2),
+    "small": Scale(6, 4, 64, 5, 12, 40, 6, 64, 3000, 20, 6, 20, 2, 2),
     # the paper: 8x8, rungs of 1000 playouts, at most 2000 batches, repeated runs
     "paper": Scale(8, 5, 64, 60, 30, 400, 30, 512, 20000, 1000, 12, 200, 5, 4),
 }
