@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import torch
@@ -161,8 +160,10 @@ def test_a_tiny_run_with_every_knob_records_them_and_its_ucb1_net_plays(tmp_path
                     "--win", "4", "-n", "2", "-o", "none", timeout=120)
     assert match.returncode == 0, match.stdout[-2000:] + match.stderr[-2000:]
     # a resume without the options keeps the run's knobs (every setting but the machine's stays the run's)
-    again = _gomoku("train", *_TINY, "--generations", "2", "--run", str(run))
+    again = _gomoku("train", *_TINY, "--generations", "2", "--select", "puct", "--run", str(run))
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+    assert "this run keeps select=ucb1: --select puct applies to new runs only" in again.stdout
+    assert "c_puct" not in again.stdout                     # left at its default: nothing to say
     cfg = json.loads((run / "config.json").read_text())
     assert {k: cfg[k] for k in _KNOBS} == _KNOBS
     assert json.loads(_gomoku("info", str(run / "nets" / "gen00002.onnx"), "--json", timeout=60).stdout

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import shlex
 import sys
-from typing import Optional
+from typing import Any, Optional
 
 import click
+from click.core import ParameterSource
 
 from gomoku.tools.options import board_option, output_path, progress_option, rule_option
 
@@ -17,6 +18,26 @@ def _run_arch(run_dir: str) -> Optional[str]:
         return str(json.loads((Path(run_dir) / "config.json").read_text())["arch"])
     except (OSError, ValueError, KeyError):
         return None
+
+
+#: the search and learning-rate options: a resumed run keeps its own, as it keeps every setting
+#: but the machine's, and says so when the command asks for others
+_KNOBS = ("c_puct", "select", "dirichlet_eps", "dirichlet_alpha", "move_noise", "temperature_moves",
+          "lr_schedule", "kl_target", "plateau_patience", "ladder_opponent")
+
+
+def _kept_knobs(asked: Any, kept: Any) -> list[str]:
+    """One line per knob the command gave that the resumed run does not train with."""
+    ctx = click.get_current_context()
+    out = []
+    for name in _KNOBS:
+        if ctx.get_parameter_source(name) != ParameterSource.COMMANDLINE:
+            continue
+        want, have = getattr(asked, name), getattr(kept, name)
+        if want != have:
+            flag = "--" + name.replace("_", "-")
+            out.append(f"this run keeps {name}={have}: {flag} {want} applies to new runs only")
+    return out
 
 
 def _command_line() -> str:
@@ -182,6 +203,8 @@ def train(board: tuple[int, int], rule: list, run_dir: Optional[str], hours: Opt
     view = RichView() if live else View()
     try:
         run = TrainingRun(run_dir, cfg, view, hours=hours, generations=generations)
+        for line in _kept_knobs(cfg, run.cfg) if run.resumed else ():
+            view.log(line)
         code = run.run()
     except (RunError, CheckpointError, ArchError) as exc:
         raise click.ClickException(str(exc)) from None
