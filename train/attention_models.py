@@ -31,6 +31,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .layers import Heads
 from .netbase import OFF_BOARD, PolicyValueNet
 
 
@@ -109,7 +110,6 @@ class CascadedAttention(PolicyValueNet):
 
     def __init__(self, stages: int, players: int = 2, base: int = 32) -> None:
         super().__init__(f"casatt{stages}" if base == 32 else f"casatt{stages}c{base}", players)
-        from .models import Heads
         dims = [base * m for m in self.DIMS[:stages]]
         ins = [self.in_planes] + dims[:-1]
         self.embeds = nn.ModuleList(nn.Conv2d(a, b, 3, stride=1 if i == 0 else 2, padding=1)
@@ -135,7 +135,6 @@ class TransformerHybrid(PolicyValueNet):
 
     def __init__(self, blocks: int, channels: int = 64, players: int = 2) -> None:
         super().__init__(f"hybrid{blocks}c{channels}", players)
-        from .models import Heads
         self.c1 = nn.Conv2d(self.in_planes, channels // 2, 3, padding=1)
         self.c2 = nn.Conv2d(channels // 2, channels, 3, padding=1)
         self.blocks = nn.ModuleList(SegBlock(channels, 2, 1.0, 4) for _ in range(blocks))

@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .layers import Heads, ResBlock, conv_bn
 from .netbase import OFF_BOARD, PolicyValueNet
 
 #: probability floor of the outcome logits made from a tanh value (log 0 is not a logit)
@@ -127,7 +128,6 @@ class CNN4(PolicyValueNet):
 
     def __init__(self, players: int = 2) -> None:
         super().__init__("cnn4", players)
-        from .models import Heads
         ins = (self.in_planes,) + self.WIDTHS[:-1]
         self.convs = nn.ModuleList(nn.Conv2d(a, b, 3, padding=1) for a, b in zip(ins, self.WIDTHS))
         self.heads = Heads(128, players, head=4, hidden=64)
@@ -147,7 +147,6 @@ class RecurrentCNN(PolicyValueNet):
 
     def __init__(self, players: int = 2, extra: int = 64) -> None:
         super().__init__("rnn4", players)
-        from .models import Heads
         self.c1 = nn.Conv2d(self.in_planes, 32, 3, padding=1)
         self.c2 = nn.Conv2d(32, 64, 3, padding=1)
         self.c3 = nn.Conv2d(64 + self.in_planes, extra, 3, padding=1)
@@ -167,7 +166,6 @@ class BasicBlock(nn.Module):
 
     def __init__(self, cin: int, cout: int) -> None:
         super().__init__()
-        from .models import conv_bn
         self.a = conv_bn(cin, cout)
         self.b = conv_bn(cout, cout)
         self.short: Optional[nn.Module] = conv_bn(cin, cout, 1) if cin != cout else None
@@ -187,7 +185,6 @@ class ResNet18(PolicyValueNet):
 
     def __init__(self, players: int = 2) -> None:
         super().__init__("resnet18", players)
-        from .models import Heads, conv_bn
         self.stem = conv_bn(self.in_planes, 64)
         blocks, cin = [], 64
         for width in self.WIDTHS:
@@ -212,7 +209,6 @@ class CNN3Res(PolicyValueNet):
 
     def __init__(self, blocks: int, players: int = 2) -> None:
         super().__init__(f"cnn3r{blocks}", players)
-        from .models import Heads, ResBlock
         self.convs = nn.ModuleList([nn.Conv2d(self.in_planes, 32, 3, padding=1),
                                     nn.Conv2d(32, 64, 3, padding=1), nn.Conv2d(64, 128, 3, padding=1)])
         self.blocks = nn.ModuleList(ResBlock(128) for _ in range(blocks))
