@@ -156,9 +156,10 @@ def test_fc_net_is_board_size_specific(tmp_path: Path) -> None:
     assert "fixed_size" not in NetEvaluator.load(tmp_path / "conv.onnx").info.to_metadata()
 
 
-@pytest.mark.parametrize("arch,name,fixed", [("cnn4", "cnn4", None), ("cnn4-fc7", "cnn4-fc7x7", (7, 7))])
+@pytest.mark.parametrize("arch,name,fixed", [("cnn4", "cnn4", None), ("cnn4-fc", "cnn4-fc7x7", (7, 7))])
 def test_tiny_training_run(tmp_path: Path, arch: str, name: str, fixed: tuple[int, int] | None) -> None:
-    """Self-play, the update (the -fc net's with the tanh value's MSE), the export of one size."""
+    """Self-play, the update (the -fc net's with the tanh value's MSE), the export of one size; a bare
+    -fc takes the run's board."""
     run = tmp_path / "run"
     out = subprocess.run([GOMOKU, "train", "--board", "7", "--arch", arch, "--generations", "1",
                           "--games-per-gen", "2", "--parallel-games", "2", "--workers", "1", "--playouts", "8",
@@ -170,3 +171,12 @@ def test_tiny_training_run(tmp_path: Path, arch: str, name: str, fixed: tuple[in
     assert nets, "no net exported"
     info = NetEvaluator.load(nets[-1]).info
     assert info.arch == name and info.fixed_size == fixed
+
+
+def test_train_refuses_an_fc_net_of_another_board(tmp_path: Path) -> None:
+    """--arch cnn4-fc8 on a 7x7 run: one line before anything is trained."""
+    out = subprocess.run([GOMOKU, "train", "--board", "7", "--arch", "cnn4-fc8", "--generations", "1",
+                          "--run", str(tmp_path / "run"), "--plain"], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    assert "Error: architecture cnn4-fc8x8 is board-size specific (8x8 only); this board is 7x7" in out.stderr
+    assert "Traceback" not in out.stderr and not (tmp_path / "run" / "config.json").exists()

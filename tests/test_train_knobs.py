@@ -178,3 +178,19 @@ def test_a_bad_ladder_opponent_is_one_line_and_makes_no_run(tmp_path: Path) -> N
     assert errors == ["Error: --ladder-opponent 'pure-mcts:5000': leave playouts out (each rung of the ladder "
                       "sets them)"]
     assert not run.exists()
+
+
+def test_ladder_rungs_name_their_opponent() -> None:
+    """The default rung reads as before; another --ladder-opponent is shown as its spec, in the
+    generation line and in the batches-to-beat table."""
+    from gomoku.train.metrics import ladder_opponent_name, ladder_table
+    from gomoku.train.view import summary_line
+    plain = {"playouts": 1000, "opponent": "pure-mcts:playouts=1000"}
+    bare = {"playouts": 1000, "opponent": "pure-mcts:tactics=0,playouts=1000"}
+    assert ladder_opponent_name(plain) == "pure MCTS 1000 playouts"
+    assert ladder_opponent_name({"playouts": 500}) == "pure MCTS 500 playouts"
+    assert ladder_opponent_name(bare) == "pure-mcts:tactics=0,playouts=1000"
+    ev = {**bare, "score": 0.8, "beaten": True, "wins": 8, "losses": 2, "draws": 0, "games": 10}
+    lines = ladder_table([{"generation": 3, "step": 60, "ladder": ev}])
+    assert "pure-mcts:tactics=0,playouts=1000" in lines[1] and "beaten at step 60" in lines[1]
+    assert "vs pure-mcts:tactics=0,playouts=1000: 8-2-0 beaten" in summary_line({"generation": 3, "ladder": ev})

@@ -173,7 +173,7 @@ def train(board: tuple[int, int], rule: list, run_dir: Optional[str], hours: Opt
     try:
         from gomoku.train.config import RunConfig, RunError
         from gomoku.train.checkpoint import CheckpointError
-        from gomoku.train.models import ArchError, parse_arch
+        from gomoku.train.models import ArchError, sized_arch
         from gomoku.train.loop import TrainingRun
         from gomoku.train.view import RichView, View
     except ImportError as exc:
@@ -184,7 +184,7 @@ def train(board: tuple[int, int], rule: list, run_dir: Optional[str], hours: Opt
         output_path(run_dir, "--run", folder=True)
         if arch_opt is None:        # resuming without --arch keeps the run's architecture
             arch_opt = _run_arch(run_dir) or ("b6c64" if opts["device"] == "cuda" else "b4c32")
-        arch = parse_arch(arch_opt).name
+        arch = sized_arch(arch_opt, width, height)
     except ArchError as exc:
         raise click.ClickException(str(exc)) from None
     if arch.startswith("mix") and (len(rules) > 1 or opts["players"] != 2 or opts["win_length"] != 5):

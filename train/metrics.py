@@ -39,6 +39,14 @@ def put_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
     write_bytes(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept).encode())
 
 
+def ladder_opponent_name(ev: dict[str, Any]) -> str:
+    """A ladder rung as people read it: 'pure MCTS 1000 playouts' for the default opponent,
+    the spec itself for any other (`--ladder-opponent`, e.g. 'pure-mcts:tactics=0,playouts=1000')."""
+    n = ev.get("playouts")
+    spec = ev.get("opponent")
+    return spec if spec and spec != f"pure-mcts:playouts={n}" else f"pure MCTS {n} playouts"
+
+
 def ladder_table(records: list[dict[str, Any]]) -> list[str]:
     """The three-player Gobang paper's "batches to beat N playouts" as lines for people: for each pure-MCTS rung and
     classical level the run has played, the optimiser step and generation of the first
@@ -65,8 +73,8 @@ def ladder_table(records: list[dict[str, Any]]) -> list[str]:
             + f"beaten when {first.get('beat_if', 'the score reaches the threshold')}):")
     lines = [head]
     for (key, n), row in sorted(rungs.items(), key=lambda kv: (kv[0][0] != "ladder", kv[0][1])):
-        name = f"pure MCTS {n} playouts" if key == "ladder" else f"classical level {n}"
         r, ev = row["beaten"] or row["last"]
+        name = ladder_opponent_name(ev) if key == "ladder" else f"classical level {n}"
         pts = ev.get("totals")
         games = ev.get("games", ev.get("wins", 0) + ev.get("losses", 0) + ev.get("draws", 0))
         result = (f"score {ev.get('score', 0):.3f}" + (f", points {pts['A']}-{pts['B']}" if isinstance(pts, dict) else "")

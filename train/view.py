@@ -9,6 +9,8 @@ import sys
 import time
 from typing import Any, Optional, TextIO
 
+from .metrics import ladder_opponent_name
+
 
 class View:
     """Plain lines: one per phase start, one per finished generation, and the log messages."""
@@ -76,7 +78,7 @@ def summary_line(r: dict[str, Any]) -> str:
                      f"{'accepted' if gt['accepted'] else 'rejected'}")
     ld = r.get("ladder") or {}
     if ld:
-        parts.append(f"vs pure-mcts {ld['playouts']}: {ld['wins']}-{ld['losses']}-{ld['draws']}{_points(ld)}"
+        parts.append(f"vs {ladder_opponent_name(ld)}: {ld['wins']}-{ld['losses']}-{ld['draws']}{_points(ld)}"
                      + (" beaten" if ld.get("beaten") else ""))
     cl = r.get("classical") or {}
     if cl:
