@@ -86,6 +86,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--rule", default="freestyle")
     args = ap.parse_args(argv)
+    cached = cache_dir() / net_file_name(args.arch, args.seed, args.width, args.height, args.win, args.players,
+                                         args.rule)
+    if not args.check and cached.is_file():
+        print(cached)                 # made before: no torch to import (most of a child's time)
+        return 0
     from .export import ExportError
     from .models import ArchError
     try:
