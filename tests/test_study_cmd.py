@@ -3,6 +3,8 @@ writes its result, and the plain alpha-beta switch the Fudan study times is a co
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -101,3 +103,20 @@ def test_plain_alpha_beta_searches_another_tree():
         nodes[name] = Searcher(**kw, reductions=False, pruning=False).search(
             b.state, max_depth=4, threat_probes=False).nodes
     assert nodes["default"] == nodes["pvs"] != nodes["plain"]
+
+
+def test_ctrl_c_exits_130_and_leaves_no_half_result(tmp_path):
+    out = tmp_path / "fudan"
+    proc = subprocess.Popen([str(GOMOKU), "study", "fudan-search", "--scale", "small", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    assert proc.stdout is not None
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if "PVS: depth 1 done" in line:
+            os.killpg(proc.pid, signal.SIGINT)       # what Ctrl-C sends: the whole foreground group
+            break
+    rest, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, "".join(seen) + rest
+    assert "interrupted" in rest and "Traceback" not in rest
+    assert not (out / "result.md").exists() and not (out / "result.json").exists()
