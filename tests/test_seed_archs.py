@@ -180,3 +180,13 @@ def test_train_refuses_an_fc_net_of_another_board(tmp_path: Path) -> None:
     assert out.returncode != 0
     assert "Error: architecture cnn4-fc8x8 is board-size specific (8x8 only); this board is 7x7" in out.stderr
     assert "Traceback" not in out.stderr and not (tmp_path / "run" / "config.json").exists()
+
+
+def test_match_plays_a_board_size_specific_net_on_its_board(tmp_path: Path) -> None:
+    """No --size: a 9x7 -fc net's match is 9x7, the board it can play."""
+    from gomoku.tools.cli import main
+    path = tmp_path / "fc.onnx"
+    _export(build_model("cnn4-fc9x7"), path, [7, 9])
+    out = CliRunner().invoke(main, ["match", f"{path}:playouts=8", "random", "-n", "2", "-t", "0", "-o", "none"])
+    assert out.exit_code == 0, out.output
+    assert "on 9x7" in out.output

@@ -361,8 +361,16 @@ def _net_info(spec: PlayerSpec) -> Any:
 
 def match_board(specs: tuple[PlayerSpec, ...] | list[PlayerSpec], default: int = 15) -> tuple[int, int]:
     """The board a match plays when no size is given: the one size every net among `specs` was
-    trained for (15 when it is among several they share, or when no net names one); SpecError
-    when the nets name no common size, since then the user has to choose."""
+    trained for (15 when it is among several they share, or when no net names one), or the board
+    of a board-size specific net (fully connected heads); SpecError when the nets name no common
+    size, since then the user has to choose."""
+    fixed = {_net_info(spec).fixed_size for spec in specs if spec.kind == "onnx"} - {None}
+    if len(fixed) > 1:
+        raise SpecError("the nets are board-size specific for different boards ("
+                        + ", ".join(f"{w}x{h}" for w, h in sorted(fixed)) + "); no game fits both")
+    if fixed:
+        width, height = fixed.pop()
+        return width, height
     common: Optional[set[int]] = None
     for spec in specs:
         if spec.kind == "onnx":
