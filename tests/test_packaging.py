@@ -65,3 +65,13 @@ def test_readme_gpu_line_swaps_in_the_gpu_extra():
             f".venv/bin/pip install '{wanted}'")
     assert line in readme
     assert line.replace(".venv/bin/", "") in PYPROJECT.read_text(encoding="utf-8")
+
+
+def test_every_package_folder_is_installed() -> None:
+    """A folder with an __init__.py that `packages` does not list is left out of a normal
+    (non-editable) install: its commands would fail only there."""
+    setup = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["tool"]["setuptools"]
+    folders = {f"gomoku.{top}": ROOT / top for top in ("engine", "protocol", "train", "tools", "weights")}
+    found = {name + "".join(f".{p}" for p in init.parent.relative_to(root).parts)
+             for name, root in folders.items() for init in root.rglob("__init__.py")}
+    assert found <= set(setup["packages"]), sorted(found - set(setup["packages"]))
