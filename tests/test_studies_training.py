@@ -134,3 +134,14 @@ def test_steps_to_beat_each_rung_come_from_the_ladder_records() -> None:
             {"step": 50}]
     assert beaten_at(recs) == {20: 20, 40: 40}
     assert runs.mean_sd([20, 40]) == "30/10" and runs.mean_sd([]) == "-"
+
+
+def test_a_command_that_crashes_ends_the_study_in_one_line(tmp_path: Path) -> None:
+    """An exception inside `gomoku train` (here a run path it cannot use) is a one-line
+    StudyError naming the log, which keeps the traceback."""
+    log = tmp_path / "train.log"
+    with pytest.raises(click.ClickException) as err:
+        runs.gomoku(["train", "--board", "6", "--arch", "b1c8", "--run", str(tmp_path / "bad\x00name")], log)
+    message = err.value.format_message()
+    assert "\n" not in message and str(log) in message and "ValueError" in message
+    assert "Traceback" in log.read_text()

@@ -5,7 +5,7 @@ the selection rule, UCB1 against its "modified" Q + P/(1+N).
 The paper's 3-layer CNN is junxiaosong's AlphaZero_Gomoku net, searched with PUCT; its other
 nets and its UCB1 model change one thing each. Here the same: `cnn3` with `--select puct` is the
 reference run, whose checkpoints give the iterations games; `cnn4`, `rnn4` and `resnet18` (with
-the papers' fully connected heads where this build has `-fc`) train with the same settings, and
+the papers' fully connected heads when runs.FC_HEADS allows) train with the same settings, and
 `cnn3` with `--select ucb1` and `--select plain` gives the two rules, each net searching with the
 rule it was trained with. The paper played two games per pair, one with each model first; here
 each pair plays from random two-stone openings, each with both colours.
@@ -40,7 +40,7 @@ class Scale:
 
 SCALES = {
     "tiny": Scale(6, 4, 2, 2, 8, 1, 16, 1000, 8, 2, 2),
-    "small": Scale(6, 4, 6, 16, 50, 8, 64, 3000, 50, 5, 8, resnet18=False),
+    "small": Scale(6, 4, 12, 16, 50, 8, 64, 3000, 50, 5, 8, resnet18=False),
     # the paper: 8x8 five in a row, 100 to 1500 iterations (one self-play game each), 1000
     # playouts in play, two games per pair
     "paper": Scale(8, 5, 100, 15, 400, 15, 512, 10000, 1000, 50, 2),
@@ -62,8 +62,7 @@ class Pair:
 
 
 def _arch(name: str, size: int) -> str:
-    """The paper's nets have fully connected heads: the `-fc` form where this build has it."""
-    return f"{name}-fc{size}" if runs.arch_known(f"{name}-fc{size}") else name
+    return runs.paper_arch(name, size)
 
 
 def _runs(s: Scale) -> dict[str, tuple[str, str]]:

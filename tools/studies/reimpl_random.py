@@ -35,7 +35,7 @@ class Scale:
 
 SCALES = {
     "tiny": Scale(2, 1, 2, 8, 1, 16, 2),
-    "small": Scale(12, 3, 16, 100, 16, 32, 10),
+    "small": Scale(30, 5, 32, 200, 16, 32, 10),
     # the paper: more than 10000 self-play games at 400 simulations over five days
     "paper": Scale(200, 10, 50, 400, 50, 32, 10),
 }

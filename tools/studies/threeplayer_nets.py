@@ -6,10 +6,11 @@ fall, over repeated runs with other seeds.
 The nets are the paper's (docs/architectures.md): its base CNN (`cnn3`, junxiaosong's trunk),
 that CNN followed by one and two residual blocks (`cnn3r1`, `cnn3r2`), with one and two
 transformer blocks (`hybrid1c64`, `hybrid2c64`) and Cascaded Attention with three and four
-stages (`casatt3`, `casatt4`), all with fully connected heads as the paper's code has them. The ladder
-opponent is AlphaZero_Gomoku's `mcts_pure` (`--ladder-opponent 'pure-mcts:tactics=0'`), raised
-by the first rung's playouts each time it falls, as the paper's 1000, 2000, ... are; the paper's
-dynamic playout number is on (`--dynamic-playouts`), as in its Table 3.
+stages (`casatt3`, `casatt4`), with fully connected heads as the paper's code has them when
+runs.FC_HEADS allows. The ladder opponent is AlphaZero_Gomoku's `mcts_pure` (`--ladder-opponent
+'pure-mcts:tactics=0'`), raised by the first rung's playouts each time it falls, as the paper's
+1000, 2000, ... are; the paper's dynamic playout number is on (`--dynamic-playouts`), as in its
+Table 3.
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ class Scale:
 
 SCALES = {
     "tiny": Scale(6, 4, 16, 1, 3, 8, 1, 16, 1000, 4, 6, 4, 1, 1),
-    "small": Scale(6, 4, 64, 5, 12, 40, 6, 64, 3000, 20, 6, 20, 2, 2),
+    "small": Scale(6, 4, 64, 8, 12, 40, 6, 64, 3000, 20, 6, 20, 2, 2),
     # the paper: 8x8, rungs of 1000 playouts, at most 2000 batches, repeated runs
     "paper": Scale(8, 5, 64, 60, 30, 400, 30, 512, 20000, 1000, 12, 200, 5, 4),
 }
@@ -93,9 +94,7 @@ def beaten_at(recs: list[dict[str, Any]]) -> dict[int, int]:
 
 
 def _fc(arch: str, size: int) -> str:
-    """The paper's nets end in fully connected heads (its Table 2's sizes are theirs): the
-    `-fc` form where this build has it."""
-    return f"{arch}-fc{size}" if runs.arch_known(f"{arch}-fc{size}") else arch
+    return runs.paper_arch(arch, size)
 
 
 def _params(arch: str, s: Scale) -> str:
