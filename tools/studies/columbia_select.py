@@ -40,7 +40,7 @@ class Scale:
 
 SCALES = {
     "tiny": Scale(6, 4, 2, 2, 8, 1, 16, 1000, 8, 2, 2),
-    "small": Scale(6, 4, 12, 16, 50, 8, 64, 3000, 50, 5, 8, resnet18=False),
+    "small": Scale(6, 4, 30, 16, 50, 8, 64, 3000, 50, 5, 16, resnet18=False),
     # the paper: 8x8 five in a row, 100 to 1500 iterations (one self-play game each), 1000
     # playouts in play, two games per pair
     "paper": Scale(8, 5, 100, 15, 400, 15, 512, 10000, 1000, 50, 2),

@@ -45,7 +45,7 @@ SCALES = {
     "tiny": Scale(6, 4, 1, 2, 8, (4, 8, 12), 1, 16, 1000, 8, 8, 20, 2, 2),
     # 6x6 four in a row (8x8 is too slow for ten runs on a shared 2-core machine); 8 updates of
     # 64 per generation: about 40 optimiser steps of 30-70 ms each
-    "small": Scale(6, 4, 12, 16, 50, (10, 50, 150), 8, 64, 3000, 32, 50, 400, 10, 8),
+    "small": Scale(6, 4, 30, 16, 50, (10, 50, 150), 8, 64, 3000, 32, 50, 1000, 20, 16),
     # the paper: 8x8, 1500 self-play games, n=400 (10, 400, 1000 in the sweep), 256 filters,
     # the net at 1000 playouts against rollout MCTS 5000 over 30 games
     "paper": Scale(8, 5, 100, 15, 400, (10, 400, 1000), 15, 512, 10000, 256, 1000, 5000, 30, 30),
