@@ -77,3 +77,17 @@ def test_verify_rejects_a_file_that_differs(tmp_path) -> None:
     export_model(a, tmp_path / "a.onnx", info)
     with pytest.raises(ExportError, match="differs from torch"):
         verify(str(tmp_path / "a.onnx"), b, 2, [(7, 7)])
+
+
+def test_verify_compares_a_saturated_tanh_value_as_probabilities(tmp_path) -> None:
+    """A fully connected head's value near -1 is the logit log((1+v)/2), which moves by
+    1/(1+v) per unit of v: float rounding that changes no probability moved it by 5e-3 and
+    failed the export of trained -fc nets. The value is compared as the probabilities engines read."""
+    torch.manual_seed(0)
+    model = build_model("cnn3-fc6")
+    with torch.no_grad():
+        last = model.heads.value_fc[-1]
+        last.weight.mul_(0.01)
+        last.bias.fill_(-6.1)                 # v = tanh(-6.1 + small): 1 + v about 1e-5
+    info = NetInfo(players=2, win_length=4, rules=["freestyle"], board_sizes=[6], arch=model.arch)
+    assert export_model(model, tmp_path / "fc.onnx", info) <= 2e-3

@@ -173,6 +173,7 @@ def train(board: tuple[int, int], rule: list, run_dir: Optional[str], hours: Opt
     try:
         from gomoku.train.config import RunConfig, RunError
         from gomoku.train.checkpoint import CheckpointError
+        from gomoku.train.export import ExportError
         from gomoku.train.models import ArchError, sized_arch
         from gomoku.train.loop import TrainingRun
         from gomoku.train.view import RichView, View
@@ -206,7 +207,7 @@ def train(board: tuple[int, int], rule: list, run_dir: Optional[str], hours: Opt
         for line in _kept_knobs(cfg, run.cfg) if run.resumed else ():
             view.log(line)
         code = run.run()
-    except (RunError, CheckpointError, ArchError) as exc:
+    except (RunError, CheckpointError, ArchError, ExportError) as exc:
         raise click.ClickException(str(exc)) from None
     except ValueError as exc:      # a damaged shard or net file: one line naming it
         raise click.ClickException(str(exc)) from None
