@@ -270,6 +270,8 @@ def test_shipped_command_names_no_machine_path():
     assert portable_command("gomoku train --board 8 --run=/tmp/x") == "gomoku train --board 8 --run=runs/x"
     assert portable_command("gomoku train --board 8 --init /home/me/gomoku/weights/a.safetensors --seed 2") == \
         "gomoku train --board 8 --init weights/a.safetensors --seed 2"
+    assert portable_command("gomoku train --board 15 --scores /srv/gomoku/tools/data/s.txt.gz --scores mine.txt") == \
+        "gomoku train --board 15 --scores tools/data/s.txt.gz --scores mine.txt"
 
 
 def test_a_net_trained_elsewhere_ships_with_that_machine() -> None:

@@ -179,6 +179,8 @@ def _portable(option: str, value: str) -> str:
         return f"runs/{Path(value).name}"
     if option == "--init" and Path(value).parent.name == "weights":
         return f"weights/{Path(value).name}"         # a shipped checkpoint, wherever weights/ lay
+    if option == "--scores" and Path(value).parent.parts[-2:] == ("tools", "data"):
+        return f"tools/data/{Path(value).name}"      # the repository's teacher scores, wherever it lay
     return value
 
 
@@ -186,7 +188,8 @@ def portable_command(text: str) -> str:
     """The training command as a net's provenance and the shipped manifest record it: each run
     folder (--run, --distil) given as runs/<folder name>, since where it lay is a path of one
     machine, and the folder's own name is what `gomoku info` shows as the run; a shipped
-    checkpoint given to --init as weights/<file>. Runs made before
+    checkpoint given to --init as weights/<file>; the repository's teacher scores given to
+    --scores as tools/data/<file>. Runs made before
     the recording was fixed wrote the subcommand twice ('gomoku train train --board ...'); the
     record says it once."""
     doubled = "gomoku train train "
