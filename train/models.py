@@ -48,7 +48,7 @@ from .attention_models import CascadedAttention, TransformerHybrid
 from .layers import Heads, ResBlock, conv_bn, masked_pool  # noqa: F401 (re-exported)
 from .mixnet import MixNet
 from .netbase import OFF_BOARD, PolicyValueNet  # noqa: F401 (re-exported: the nets' common base)
-from .paper_models import CNN3Res, CNN4, RecurrentCNN, ResNet18, attach_fc_heads, trunk_channels
+from .paper_models import CNN3Res, CNN4, PlainCNN, RecurrentCNN, ResNet18, attach_fc_heads, trunk_channels
 
 
 class ArchError(ValueError):
@@ -171,23 +171,6 @@ class ResNet(PolicyValueNet):
 
 
 # ----------------------------------------------------------------------------- the seeds' small CNNs
-
-class PlainCNN(PolicyValueNet):
-    """cnn3: 3x3 convolutions of 32, 64 and 128 channels with ReLU (junxiaosong's trunk, used by
-    the Columbia AlphaZero Gomoku paper and the three-player Gobang paper), with per-cell heads
-    instead of its fully connected ones."""
-
-    def __init__(self, players: int = 2) -> None:
-        super().__init__("cnn3", players)
-        self.convs = nn.ModuleList([nn.Conv2d(self.in_planes, 32, 3, padding=1),
-                                    nn.Conv2d(32, 64, 3, padding=1), nn.Conv2d(64, 128, 3, padding=1)])
-        self.heads = Heads(128, players, head=4, hidden=64)
-
-    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        for conv in self.convs:
-            x = F.relu(conv(x)) * mask
-        return x
-
 
 class SkipCNN(PolicyValueNet):
     """skip3: the AlphaGo Zero Gomoku re-implementation's net, three 3x3 convolutions of 32

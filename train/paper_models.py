@@ -120,22 +120,37 @@ def trunk_channels(model: PolicyValueNet) -> int:
 
 # ----------------------------------------------------------------------------- the Columbia paper's trunks
 
-class CNN4(PolicyValueNet):
+class PlainCNN(PolicyValueNet):
+    """cnn3: 3x3 convolutions of 32, 64 and 128 channels with ReLU (junxiaosong's trunk, used by
+    the Columbia AlphaZero Gomoku paper and the three-player Gobang paper), with per-cell heads
+    instead of its fully connected ones. The papers' deeper plain nets add layers to it
+    (subclasses set WIDTHS)."""
+
+    WIDTHS: tuple[int, ...] = (32, 64, 128)
+
+    def __init__(self, players: int = 2, arch: str = "cnn3", res_blocks: int = 0) -> None:
+        super().__init__(arch, players)
+        ins = (self.in_planes,) + self.WIDTHS[:-1]
+        self.convs = nn.ModuleList(nn.Conv2d(a, b, 3, padding=1) for a, b in zip(ins, self.WIDTHS))
+        self.blocks = nn.ModuleList(ResBlock(self.WIDTHS[-1]) for _ in range(res_blocks))   # cnn3rN's
+        self.heads = Heads(self.WIDTHS[-1], players, head=4, hidden=64)
+
+    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        for conv in self.convs:
+            x = F.relu(conv(x)) * mask
+        for block in self.blocks:
+            x = block(x, mask)
+        return x
+
+
+class CNN4(PlainCNN):
     """cnn4: cnn3 with one more 3x3 convolution of 16 filters in front (16, 32, 64, 128, ReLU,
     no batch norm, as cnn3)."""
 
     WIDTHS = (16, 32, 64, 128)
 
     def __init__(self, players: int = 2) -> None:
-        super().__init__("cnn4", players)
-        ins = (self.in_planes,) + self.WIDTHS[:-1]
-        self.convs = nn.ModuleList(nn.Conv2d(a, b, 3, padding=1) for a, b in zip(ins, self.WIDTHS))
-        self.heads = Heads(128, players, head=4, hidden=64)
-
-    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        for conv in self.convs:
-            x = F.relu(conv(x)) * mask
-        return x
+        super().__init__(players, "cnn4")
 
 
 class RecurrentCNN(PolicyValueNet):
@@ -200,7 +215,7 @@ class ResNet18(PolicyValueNet):
         return x
 
 
-class CNN3Res(PolicyValueNet):
+class CNN3Res(PlainCNN):
     """cnn3rN: the three-player Gobang paper's "Res Blk N", cnn3 (32, 64, 128, ReLU) followed by
     N residual blocks of 128 channels (AlphaGo Zero's block, train.models.ResBlock). Its authors'
     block applies its second convolution to the block's input, so the first one's output is
@@ -208,15 +223,4 @@ class CNN3Res(PolicyValueNet):
     convolutions' biases: 256 parameters a block)."""
 
     def __init__(self, blocks: int, players: int = 2) -> None:
-        super().__init__(f"cnn3r{blocks}", players)
-        self.convs = nn.ModuleList([nn.Conv2d(self.in_planes, 32, 3, padding=1),
-                                    nn.Conv2d(32, 64, 3, padding=1), nn.Conv2d(64, 128, 3, padding=1)])
-        self.blocks = nn.ModuleList(ResBlock(128) for _ in range(blocks))
-        self.heads = Heads(128, players, head=4, hidden=64)
-
-    def trunk(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        for conv in self.convs:
-            x = F.relu(conv(x)) * mask
-        for block in self.blocks:
-            x = block(x, mask)
-        return x
+        super().__init__(players, f"cnn3r{blocks}", res_blocks=blocks)
