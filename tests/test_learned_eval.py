@@ -2,6 +2,8 @@
 ONNX export agree; its files load or fail in one line; the alpha-beta keeps its tactics with it."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -122,6 +124,25 @@ def test_evaluator_files_round_trip_and_bad_ones_are_one_line(tmp_path) -> None:
     save_evaluator(tmp_path / "w.eval.npz", wrong, "mix8", "freestyle")
     with pytest.raises(EvalFileError, match="w1 has shape"):
         load_evaluator(tmp_path / "w.eval.npz")
+
+
+def test_gomoku_info_describes_an_evaluator_file(tmp_path) -> None:
+    """`gomoku info` reads an evaluator file as what it is, not as a broken ONNX net."""
+    from click.testing import CliRunner
+    from gomoku.tools.cli import main
+    model = _net("standard")
+    path = tmp_path / "std.eval.npz"
+    save_evaluator(path, model.evaluator_weights(), model.arch, "standard", provenance={"run": "x", "steps": 7})
+    out = CliRunner().invoke(main, ["info", str(path)])
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith(f"{path}: mix8 learned evaluator for standard")
+    assert "provenance.steps: 7" in out.output and "ONNX" not in out.output
+    out = CliRunner().invoke(main, ["info", "--json", str(path)])
+    meta = json.loads(out.output)
+    assert (meta["arch"], meta["rule"], meta["provenance"]["run"]) == ("mix8", "standard", "x")
+    (tmp_path / "bad.eval.npz").write_bytes(b"not a zip")
+    out = CliRunner().invoke(main, ["info", str(tmp_path / "bad.eval.npz")])
+    assert out.exit_code == 1 and "not a learned evaluator file" in out.output and "Traceback" not in out.output
 
 
 def _learned(rule: str = "freestyle") -> dict:

@@ -1,4 +1,5 @@
-"""`gomoku info FILE.onnx`: what a net file says it is, checked the way the engine checks it."""
+"""`gomoku info FILE.onnx | FILE.eval.npz`: what a net or learned-evaluator file says it is, checked
+the way the engine checks it."""
 from __future__ import annotations
 
 import json
@@ -12,7 +13,11 @@ import click
 def info(path: str, as_json: bool) -> None:
     """Print an ONNX net's metadata (format, planes, players, win length, rules, board sizes,
     value head, architecture, provenance) and its inputs and outputs; exit 1 with one line if
-    the engine would refuse the file."""
+    the engine would refuse the file. A learned evaluator's file (NAME.eval.npz, for the
+    alpha-beta) gives its architecture, rule, scale and provenance."""
+    if path.endswith(".npz"):
+        _evaluator_info(path, as_json)
+        return
     from gomoku.engine.net.evaluator import NetEvaluator
     from gomoku.engine.net.metadata import NetFormatError
     try:
@@ -35,3 +40,22 @@ def info(path: str, as_json: bool) -> None:
     for o in sess.get_outputs():
         click.echo(f"  output {o.name} {o.type} {o.shape}")
     click.echo(f"  provider      {net.provider}")
+
+
+def _evaluator_info(path: str, as_json: bool) -> None:
+    from gomoku.engine.search.learned_file import EvalFileError, load_evaluator
+    try:
+        ev = load_evaluator(path)
+    except EvalFileError as exc:
+        raise click.ClickException(str(exc)) from None
+    meta = {"kind": "learned evaluator (alpha-beta)", "arch": ev.arch, "rule": ev.rule,
+            "eval_scale": ev.eval_scale, "parameters": int(sum(w.size for w in ev.weights.values()))}
+    if as_json:
+        click.echo(json.dumps({**meta, "provenance": ev.provenance}, sort_keys=True))
+        return
+    click.echo(f"{path}: {ev.arch} learned evaluator for {ev.rule}, played by the alpha-beta "
+               f"(pbrain-gomoku --eval, classical:eval=FILE)")
+    for key, value in meta.items():
+        click.echo(f"  {key:13s} {value}")
+    for key, value in sorted(ev.provenance.items()):
+        click.echo(f"  provenance.{key}: {value}")
