@@ -186,7 +186,7 @@ def test_the_papers_are_cited_by_name_not_by_number() -> None:
     for name in ("UCAS Gobang paper", "AlphaGo Zero Gomoku re-implementation", "Columbia AlphaZero Gomoku paper",
                  "Fudan threat-space-search paper", "three-player Gobang paper"):
         assert f"**the {name}**" in refs, name
-    files = subprocess.run(["git", "ls-files", "*.py", "*.md"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    files = subprocess.run(["git", "ls-files", "*.py", "*.md", "*.json", "*.toml"], cwd=ROOT, capture_output=True, text=True).stdout.split()
     bare = [f for f in files if (ROOT / f).is_file() and f != "tests/test_docs.py"
             and re.search(r"(?i)\bseeds? 00[0-4]\b", (ROOT / f).read_text(encoding="utf-8"))]
     assert bare == []
