@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 from gomoku.engine.agent import EnginePlayer  # noqa: E402
 from gomoku.engine.game.board import Board  # noqa: E402
-from gomoku.engine.game.core import M_COUNT, M_STRIDE, PAD  # noqa: E402
+from gomoku.engine.game.core import M_COUNT, M_STRIDE, PAD, make_move, undo_move  # noqa: E402
 from gomoku.engine.game.rules import parse_rule  # noqa: E402
 from gomoku.engine.limits import Limit  # noqa: E402
 from gomoku.engine.net.planes import encode_game  # noqa: E402
@@ -58,19 +58,34 @@ def test_incremental_state_equals_a_rebuild_after_random_moves_and_undos(rule, s
     b = Board(size[0], size[1], parse_rule(rule))
     st = b.state
     ev = learned.new_evaluator(ev_weights, st.cells.shape[0])
-    learned.mix_rebuild(st, ev)
+    # a stack of 4 moves: deeper undos recompute the cells' rows instead of restoring them
+    shallow = learned.new_evaluator(ev_weights, st.cells.shape[0], stack=4)
     ref = learned.new_evaluator(ev_weights, st.cells.shape[0])
+    # the game's first moves are made before the evaluators start: undos below that point too
+    for _ in range(3):
+        free = np.flatnonzero(st.cells == 0)
+        make_move(st, np.int64(free[int(rng.integers(len(free)))]))
+    learned.mix_rebuild(st, ev)
+    learned.mix_rebuild(st, shallow)
     checked = 0
     for step in range(1500):
         n = int(st.meta[M_COUNT])
         if n > 0 and (rng.random() < 0.45 or n > 60):
-            learned.mix_undo(st, ev)
+            m = learned.mix_undo(st, ev)
+            # the same board for the shallow one: the move goes back on, then both take it back
+            make_move(st, m)
+            assert learned.mix_undo(st, shallow) == m
         else:
             free = np.flatnonzero(st.cells == 0)
-            learned.mix_make(st, ev, np.int64(free[int(rng.integers(len(free)))]))
+            m = np.int64(free[int(rng.integers(len(free)))])
+            learned.mix_make(st, ev, m)
+            undo_move(st)
+            learned.mix_make(st, shallow, m)
         if step % 25 == 0:
             learned.mix_rebuild(st, ref)
-            assert np.array_equal(ev.acc, ref.acc) and np.array_equal(ev.pooled, ref.pooled), step
+            for got in (ev, shallow):
+                assert np.array_equal(got.acc, ref.acc) and np.array_equal(got.pooled, ref.pooled), step
+                assert np.array_equal(got.rows, ref.rows), step
             checked += 1
     assert checked == 60
 
