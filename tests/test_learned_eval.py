@@ -83,6 +83,15 @@ def test_incremental_state_equals_a_rebuild_after_random_moves_and_undos(rule, s
             learned.mix_make(st, shallow, m)
         if step % 25 == 0:
             learned.mix_rebuild(st, ref)
+            # a pending move is scored from the accumulators before it, exactly as once brought in
+            for got in (ev, shallow):
+                pending = got.depth[1] != 0
+                learned.mix_logits(st, got)
+                peeked = got.out.copy()
+                learned.mix_sync(st, got)
+                assert got.depth[1] == 0
+                learned.mix_logits(st, got)
+                assert np.array_equal(peeked, got.out), (step, pending)
             for got in (ev, shallow):
                 assert np.array_equal(got.acc, ref.acc) and np.array_equal(got.pooled, ref.pooled), step
                 assert np.array_equal(got.rows, ref.rows), step

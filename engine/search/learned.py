@@ -78,7 +78,10 @@ class Evaluator(NamedTuple):
     saved_rows: np.ndarray  # int32[STACK, 64, 9]: and their rows
     saved_cells: np.ndarray  # int64[STACK, 65]: per made move, how many cells changed (column 0), and which
     saved_pool: np.ndarray  # float32[STACK, F]: per made move, the pool before it
-    depth: np.ndarray     # int64[1]: moves made since the last rebuild (the stack's height)
+    depth: np.ndarray     # int64[2]: moves made since the last rebuild (the stack's height); 1 while the
+                          # last of them is pending (made on the board, not yet in the accumulators)
+    peek: np.ndarray      # float32[F] scratch: the pool a pending move would give
+    new_rows: np.ndarray  # int64[1, 9] scratch: the pending move's cell's rows
 
 
 def new_evaluator(weights: dict[str, np.ndarray], n_cells: int, eval_scale: float = DEFAULT_EVAL_SCALE,
@@ -107,7 +110,8 @@ def new_evaluator(weights: dict[str, np.ndarray], n_cells: int, eval_scale: floa
                      saved_acc=np.zeros((stack, 64, f), dtype=np.float32),
                      saved_rows=np.zeros((stack, 64, 9), dtype=np.int32),
                      saved_cells=np.zeros((stack, 65), dtype=np.int64),
-                     saved_pool=np.zeros((stack, f), dtype=np.float32), depth=np.zeros(1, dtype=np.int64))
+                     saved_pool=np.zeros((stack, f), dtype=np.float32), depth=np.zeros(2, dtype=np.int64),
+                     peek=np.zeros(f, dtype=np.float32), new_rows=np.zeros((1, 9), dtype=np.int64))
 
 
 def empty_evaluator(n_cells: int) -> Evaluator:
@@ -143,14 +147,14 @@ def _class_row(st: BoardState, j: np.int64) -> np.int64:
 
 
 @njit(cache=True, inline="always")
-def _cell_rows(st: BoardState, j: np.int64, out: np.ndarray) -> None:
-    """out[j] = all nine rows of cell j as the board stands: four shapes, four pattern
+def _cell_rows(st: BoardState, j: np.int64, out: np.ndarray, t: np.int64) -> None:
+    """out[t] = all nine rows of cell j as the board stands: four shapes, four pattern
     pairs, the class pair (OCCUPIED_ROW for the last five on a stone)."""
     empty = st.cells[j] == 0
     for d in range(4):
-        out[j, d] = _shape_row(st, np.int64(d), j)
-        out[j, 4 + d] = _pattern_row(st, np.int64(d), j) if empty else OCCUPIED_ROW
-    out[j, 8] = _class_row(st, j) if empty else OCCUPIED_ROW
+        out[t, d] = _shape_row(st, np.int64(d), j)
+        out[t, 4 + d] = _pattern_row(st, np.int64(d), j) if empty else OCCUPIED_ROW
+    out[t, 8] = _class_row(st, j) if empty else OCCUPIED_ROW
 
 
 @njit(cache=True, inline="always")
@@ -230,11 +234,12 @@ def mix_rebuild(st: BoardState, ev: Evaluator) -> None:
     """Every board cell's rows, accumulator and the pool from scratch."""
     ev.pooled[:] = 0
     ev.depth[0] = 0
+    ev.depth[1] = 0
     nf = ev.acc.shape[1]
     for j in range(st.cells.shape[0]):
         if st.cells[j] == 3:
             continue
-        _cell_rows(st, np.int64(j), ev.rows)
+        _cell_rows(st, np.int64(j), ev.rows, np.int64(j))
         for f in range(nf):
             a = ev.bias[f] + ev.klass[ev.rows[j, 8], f]
             for d in range(4):
@@ -244,22 +249,37 @@ def mix_rebuild(st: BoardState, ev: Evaluator) -> None:
 
 
 @njit(cache=True, inline="always")
+def mix_sync(st: BoardState, ev: Evaluator) -> None:
+    """Bring a pending move into the accumulators (saving what it changes for its undo while
+    the stack has room). Needed before the position's policy is read or a move is made from it."""
+    if ev.depth[1] != 0:
+        level = ev.depth[0] - 1
+        _update(st, ev, np.int64(st.moves[st.meta[M_COUNT] - 1]),
+                level if level < ev.saved_pool.shape[0] else np.int64(-1))
+        ev.depth[1] = 0
+
+
+@njit(cache=True, inline="always")
 def mix_make(st: BoardState, ev: Evaluator, m: np.int64) -> None:
-    """make_move with the evaluator kept up to date; what the move changes is saved for its
-    undo while the stack has room."""
+    """make_move, the evaluator following lazily: the move stays pending until the position is
+    expanded (mix_sync, or a move made from it). Most positions a search makes are leaves,
+    scored once (mix_score reads a pending move's pool without writing anything) or not at
+    all, and then undone: for them nothing is written, saved or restored."""
+    mix_sync(st, ev)
     make_move(st, m)
-    level = ev.depth[0]
-    _update(st, ev, m, level if level < ev.saved_pool.shape[0] else np.int64(-1))
-    ev.depth[0] = level + 1
+    ev.depth[0] += 1
+    ev.depth[1] = 1
 
 
 @njit(cache=True, inline="always")
 def mix_undo(st: BoardState, ev: Evaluator) -> np.int64:
-    """undo_move with the evaluator put back: from the stack where the move saved its cells
-    (the search's case: a copy, no table row read), else by recomputing their rows."""
+    """undo_move with the evaluator put back: nothing to do for a pending move; from the stack
+    where the move saved its cells (a copy, no table row read), else by recomputing their rows."""
     level = ev.depth[0] - 1
     m = undo_move(st)
-    if 0 <= level < ev.saved_pool.shape[0]:
+    if ev.depth[1] != 0:
+        ev.depth[1] = 0
+    elif 0 <= level < ev.saved_pool.shape[0]:
         nf = ev.acc.shape[1]
         for t in range(ev.saved_cells[level, 0]):
             j = ev.saved_cells[level, t + 1]
@@ -276,8 +296,60 @@ def mix_undo(st: BoardState, ev: Evaluator) -> np.int64:
 
 
 @njit(cache=True, inline="always")
+def _peek_cell(ev: Evaluator, j: np.int64, s1: np.int64, p1: np.int64, c1: np.int64, d: np.int64) -> None:
+    """ev.peek += what moving cell j's rows of direction d and class row to the new ones would
+    change in the pool (nothing written to the cell)."""
+    s0 = np.int64(ev.rows[j, d])
+    p0 = np.int64(ev.rows[j, 4 + d])
+    c0 = np.int64(ev.rows[j, 8])
+    for f in range(ev.acc.shape[1]):
+        a0 = ev.acc[j, f]
+        a = a0 + (ev.shape[s1, f] - ev.shape[s0, f]) + (ev.pattern[p1, f] - ev.pattern[p0, f]) \
+            + (ev.klass[c1, f] - ev.klass[c0, f])
+        ev.peek[f] += _relu(a) - _relu(a0)
+
+
+@njit(cache=True, inline="always")
+def _peek(st: BoardState, ev: Evaluator) -> None:
+    """ev.peek = the pool after the pending move, from the accumulators before it and the board
+    after it (the cells _update would visit; exact, as every sum here is)."""
+    m = np.int64(st.moves[st.meta[M_COUNT] - 1])
+    nf = ev.acc.shape[1]
+    for f in range(nf):
+        ev.peek[f] = ev.pooled[f]
+    # cell m: its nine rows at once
+    _cell_rows(st, m, ev.new_rows, np.int64(0))
+    for f in range(nf):
+        a0 = ev.acc[m, f]
+        a = a0 + ev.klass[ev.new_rows[0, 8], f] - ev.klass[ev.rows[m, 8], f]
+        for d in range(4):
+            a += ev.shape[ev.new_rows[0, d], f] - ev.shape[ev.rows[m, d], f] \
+                + ev.pattern[ev.new_rows[0, 4 + d], f] - ev.pattern[ev.rows[m, 4 + d], f]
+        ev.peek[f] += _relu(a) - _relu(a0)
+    reach = 4 if st.meta[M_RULE] == R_FREESTYLE else 5
+    for d in range(4):
+        step = st.steps[d]
+        for k in range(1, reach + 1):
+            for side in range(2):
+                j = m + k * step if side == 0 else m - k * step
+                c = st.cells[j]
+                if c == 3 or (k == 5 and c != 0):
+                    continue
+                s1 = _shape_row(st, np.int64(d), j)
+                if c == 0:
+                    p1 = _pattern_row(st, np.int64(d), j)
+                    c1 = _class_row(st, j)
+                else:
+                    p1 = c1 = np.int64(OCCUPIED_ROW)
+                if s1 == ev.rows[j, d] and p1 == ev.rows[j, 4 + d] and c1 == ev.rows[j, 8]:
+                    continue
+                _peek_cell(ev, j, s1, p1, c1, np.int64(d))
+
+
+@njit(cache=True, inline="always")
 def mix_logits(st: BoardState, ev: Evaluator) -> None:
-    """Value logits (win, loss, draw of the side to move) into ev.out. The loops run along
+    """Value logits (win, loss, draw of the side to move) into ev.out (of a pending move's
+    position too, without bringing it in). The loops run along
     the hidden units (w1 is kept transposed) and in LANES partial sums: a dot product summed
     in one float chain cannot vectorise without reordering the adds (measured 0.5 us a leaf
     that way, most of it waiting on the chain)."""
@@ -286,8 +358,12 @@ def mix_logits(st: BoardState, ev: Evaluator) -> None:
     nh = ev.hidden.shape[0]
     for i in range(nh):
         ev.hidden[i] = ev.b1[me, i]
-    for f in range(ev.pooled.shape[0]):
-        xf = ev.pooled[f] * inv
+    pool = ev.pooled
+    if ev.depth[1] != 0:
+        _peek(st, ev)
+        pool = ev.peek
+    for f in range(pool.shape[0]):
+        xf = pool[f] * inv
         for i in range(nh):
             ev.hidden[i] += ev.w1t[me, f, i] * xf
     for i in range(nh):
@@ -321,7 +397,7 @@ def mix_score(st: BoardState, ev: Evaluator) -> np.int64:
 
 @njit(cache=True, inline="always")
 def mix_policy(st: BoardState, ev: Evaluator, j: np.int64) -> np.float32:
-    """Policy logit of cell j for the side to move."""
+    """Policy logit of cell j for the side to move (after mix_sync)."""
     me = st.meta[M_TOMOVE] - 1
     s = ev.bp[me]
     for f in range(ev.acc.shape[1]):

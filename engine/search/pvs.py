@@ -24,7 +24,7 @@ from numba import njit
 from gomoku.engine.game.core import C_B4F3, C_F4, C_FIVE, M_EMPTY, M_RULE, M_TOMOVE, BoardState, make_move, undo_move
 from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.numba_cache import drop_stale_cache
-from gomoku.engine.search.learned import mix_make, mix_rebuild, mix_score, mix_undo
+from gomoku.engine.search.learned import mix_make, mix_rebuild, mix_score, mix_sync, mix_undo
 from gomoku.engine.search.prefetch import prefetch_row
 from gomoku.engine.search.threats import C_PVLEN, C_STOP, is_foul, tick, vcf
 from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves, pick_move, sort_moves)
@@ -213,6 +213,8 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
             return sev
         if depth <= RAZOR_DEPTH and sev + RAZOR_MARGIN * depth <= alpha:
             return _leaf(st, cx, ply)
+    if cx.params[P_NET] != 0:
+        mix_sync(st, cx.net)          # the node expands: its move joins the evaluator (policy, children)
     nm = gen_moves(st, cx, ply, np.int64(ttmove))
     if nm == 0:
         return -(WIN - ply - 1)       # cannot stop the five
@@ -367,6 +369,8 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarr
 @njit(cache=True, nogil=True, _nrt=False)
 def root_moves(st: BoardState, cx: SearchCtx, out: np.ndarray) -> np.int64:
     """Legal candidate moves at the root (fouls removed), best first."""
+    if cx.params[P_NET] != 0:
+        mix_rebuild(st, cx.net)       # the evaluator's policy orders them: this position's
     n = gen_moves(st, cx, np.int64(0), np.int64(-1))
     sort_moves(cx.moves[0], cx.vals[0], n)
     me = st.meta[M_TOMOVE] - 1
