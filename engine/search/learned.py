@@ -186,6 +186,36 @@ def _move_rows(ev: Evaluator, j: np.int64, s1: np.int64, p1: np.int64, c1: np.in
 
 
 @njit(cache=True, inline="always")
+def _reach(st: BoardState) -> np.int64:
+    """How far along a line a stone changes other cells' rows: four steps (every five through
+    a cell), five where a sixth stone matters (the patterns see overlines and blocked fives)."""
+    return np.int64(4 if st.meta[M_RULE] == R_FREESTYLE else 5)
+
+
+@njit(cache=True, inline="always")
+def _line_cell(st: BoardState, ev: Evaluator, m: np.int64, d: np.int64,
+               t: np.int64) -> tuple[np.int64, np.int64, np.int64, np.int64]:
+    """The t-th cell along direction d from a stone just put on or taken off cell m (steps
+    1, 1, 2, 2 ... alternating sides) and its rows of that direction and class as the board
+    now stands, or j = -1 where its rows stay as kept (a wall, a stone past four steps, no
+    change)."""
+    k = t // 2 + 1
+    j = m + k * st.steps[d] if t % 2 == 0 else m - k * st.steps[d]
+    c = st.cells[j]
+    if c == 3 or (k == 5 and c != 0):
+        return np.int64(-1), np.int64(0), np.int64(0), np.int64(0)
+    s1 = _shape_row(st, d, j)
+    if c == 0:
+        p1 = _pattern_row(st, d, j)
+        c1 = _class_row(st, j)
+    else:
+        p1 = c1 = np.int64(OCCUPIED_ROW)
+    if s1 == ev.rows[j, d] and p1 == ev.rows[j, 4 + d] and c1 == ev.rows[j, 8]:
+        return np.int64(-1), s1, p1, c1
+    return np.int64(j), s1, p1, c1
+
+
+@njit(cache=True, inline="always")
 def _update(st: BoardState, ev: Evaluator, m: np.int64, level: np.int64) -> None:
     """After a stone went on or off cell m: every cell whose rows it changed (m's nine, and
     along its four lines the cells within reach, one direction each) moves from the rows it
@@ -203,24 +233,10 @@ def _update(st: BoardState, ev: Evaluator, m: np.int64, level: np.int64) -> None
     for d in range(4):
         p1 = _pattern_row(st, np.int64(d), m) if empty else np.int64(OCCUPIED_ROW)
         _move_rows(ev, m, _shape_row(st, np.int64(d), m), p1, c1, np.int64(d))
-    # a pattern sees five cells either side only for the rules where six differ from five
-    reach = 4 if st.meta[M_RULE] == R_FREESTYLE else 5
     for d in range(4):
-        step = st.steps[d]
-        for k in range(1, reach + 1):
-            for side in range(2):
-                j = m + k * step if side == 0 else m - k * step
-                c = st.cells[j]
-                if c == 3 or (k == 5 and c != 0):
-                    continue
-                s1 = _shape_row(st, np.int64(d), j)
-                if c == 0:
-                    p1 = _pattern_row(st, np.int64(d), j)
-                    c1 = _class_row(st, j)
-                else:
-                    p1 = c1 = np.int64(OCCUPIED_ROW)
-                if s1 == ev.rows[j, d] and p1 == ev.rows[j, 4 + d] and c1 == ev.rows[j, 8]:
-                    continue
+        for t in range(2 * _reach(st)):
+            j, s1, p1, c1 = _line_cell(st, ev, m, np.int64(d), np.int64(t))
+            if j >= 0:
                 if level >= 0:
                     _save(ev, level, np.int64(saved), j)
                     saved += 1
@@ -326,23 +342,10 @@ def _peek(st: BoardState, ev: Evaluator) -> None:
             a += ev.shape[ev.new_rows[0, d], f] - ev.shape[ev.rows[m, d], f] \
                 + ev.pattern[ev.new_rows[0, 4 + d], f] - ev.pattern[ev.rows[m, 4 + d], f]
         ev.peek[f] += _relu(a) - _relu(a0)
-    reach = 4 if st.meta[M_RULE] == R_FREESTYLE else 5
     for d in range(4):
-        step = st.steps[d]
-        for k in range(1, reach + 1):
-            for side in range(2):
-                j = m + k * step if side == 0 else m - k * step
-                c = st.cells[j]
-                if c == 3 or (k == 5 and c != 0):
-                    continue
-                s1 = _shape_row(st, np.int64(d), j)
-                if c == 0:
-                    p1 = _pattern_row(st, np.int64(d), j)
-                    c1 = _class_row(st, j)
-                else:
-                    p1 = c1 = np.int64(OCCUPIED_ROW)
-                if s1 == ev.rows[j, d] and p1 == ev.rows[j, 4 + d] and c1 == ev.rows[j, 8]:
-                    continue
+        for t in range(2 * _reach(st)):
+            j, s1, p1, c1 = _line_cell(st, ev, m, np.int64(d), np.int64(t))
+            if j >= 0:
                 _peek_cell(ev, j, s1, p1, c1, np.int64(d))
 
 
