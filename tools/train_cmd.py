@@ -23,7 +23,8 @@ def _run_arch(run_dir: str) -> Optional[str]:
 #: the search and learning-rate options: a resumed run keeps its own, as it keeps every setting
 #: but the machine's, and says so when the command asks for others
 _KNOBS = ("c_puct", "select", "dirichlet_eps", "dirichlet_alpha", "move_noise", "temperature_moves",
-          "lr_schedule", "kl_target", "plateau_patience", "ladder_opponent")
+          "lr_schedule", "kl_target", "plateau_patience", "ladder_opponent",
+          "scores_holdout")
 
 
 def _kept_knobs(asked: Any, kept: Any) -> list[str]:
@@ -145,6 +146,9 @@ def _command_line() -> str:
               help="Positions a stronger engine scored (`gomoku tune --scores` files, of the run's rule and "
                    "size; repeatable): a batch of them joins every update as soft value targets. New runs only.")
 @click.option("--scores-batch", type=click.IntRange(1), default=256, help="Scored positions per update.")
+@click.option("--scores-holdout", type=click.FloatRange(0.0, 0.5), default=0.1, show_default=True,
+              help="Share of the scored games (whole games) kept out of training: each generation reports the "
+                   "value head's loss on them beside the tables'.")
 @click.option("--seed", type=int, default=1, help="Seed of self-play, sampling and initial weights.")
 @click.option("--ray", default=None, metavar="ADDRESS|local",
               help="Self-play on Ray actors: 'local' starts Ray on this machine with --workers CPUs; an "

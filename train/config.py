@@ -85,6 +85,7 @@ class RunConfig:
     distil_updates: int = 2000
     scores: list[str] = field(default_factory=list)   # teacher-scored positions for the value head
     scores_batch: int = 256
+    scores_holdout: float = 0.1          # share of the teacher's games kept out of training, to score it
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -127,6 +128,7 @@ class RunConfig:
         path = run / "config.json"
         try:
             data = json.loads(path.read_text())
+            data.setdefault("scores_holdout", 0.0)    # runs made before the holdout trained on every scored game
             names = {f.name for f in dataclasses.fields(cls)}
             return cls(**{k: v for k, v in data.items() if k in names})
         except (OSError, ValueError, TypeError) as exc:

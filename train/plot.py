@@ -60,6 +60,16 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
         for key, label in (("loss", "total"), ("policy_loss", "policy CE"), ("value_loss", "value CE"), ("l2", "L2")):
             ax.plot(*_series(recs, "train", key), marker=".", label=label)
 
+    def teacher(ax: Any) -> None:
+        """The value head against the teacher's scores: its training loss says little (the same
+        few positions come back every update); the held-out games and the tables' loss on them
+        are the measure."""
+        ax.plot(*_series(recs, "train", "value_loss"), marker=".", label="value CE, the run's games")
+        ax.plot(*_series(recs, "train", "teacher_loss"), marker=".", label="teacher CE, training positions")
+        ax.plot(*_series(recs, "train", "teacher_held"), marker=".", label="teacher CE, held-out games")
+        ax.plot(*_series(recs, "train", "teacher_held_tables"), linestyle="--", color="tab:gray",
+                label="the tables on the held-out games")
+
     def entropy(ax: Any) -> None:
         ax.plot(*_series(recs, "train", "entropy"), marker=".", label="policy entropy")
         ax2 = ax.twinx()
@@ -108,6 +118,8 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
         ax.plot(*_series(recs, "selfplay", "first_player_wins"), marker=".", label="first player wins")
 
     figure("loss.png", "training loss", losses)
+    if _series(recs, "train", "teacher_loss")[0] or _series(recs, "train", "teacher_held")[0]:
+        figure("teacher.png", "value loss against the teacher's scores", teacher)
     figure("entropy.png", "policy entropy and KL per update", entropy)
     figure("lr.png", "learning rate (KL-adapted)", lr)
     figure("evaluation.png", "evaluation", evaluation)

@@ -162,6 +162,19 @@ class Trainer:
         loss, parts, logp = self.losses(planes, policy, value)
         return {"loss": float(loss), **{k: float(v) for k, v in parts.items()}}
 
+    @torch.no_grad()
+    def teacher_loss(self, held: Any) -> float:
+        """The value head's cross-entropy against a teacher's soft targets over every position of
+        `held` (a train.teacher.TeacherSet kept out of training), without training."""
+        self.model.eval()
+        total, n = 0.0, 0
+        for planes, target in held.batches():
+            v = self.model(torch.from_numpy(planes).to(self.device))[1]
+            t = torch.from_numpy(target).to(self.device)
+            total += float(-(t * F.log_softmax(v, dim=1)).sum())
+            n += planes.shape[0]
+        return total / max(1, n)
+
     # -- checkpoints ------------------------------------------------------------------------------
     def checkpoint(self, meta: dict[str, Any]) -> Checkpoint:
         """Weights, Adam state and both RNG states, plus `meta` (game settings, generation, ...)."""

@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 
 import torch
 
+from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE
 from gomoku.engine.search.learned_file import evaluator_path
 
 from .checkpoint import load_checkpoint, save_checkpoint
@@ -68,6 +69,7 @@ class Training:
         self.every = every
         self.settings = train_settings(folder.cfg)
         self._teacher: Optional[Any] = None
+        self._held: Optional[Any] = None
 
     # -- the first net ----------------------------------------------------------------------------
     def first_trainer(self) -> Trainer:
@@ -108,10 +110,31 @@ class Training:
         c = self.folder.cfg
         if c.scores:
             if self._teacher is None:
-                self._teacher = load_teacher(c.scores, c.main_rule, c.width, c.height)
-                self.view.log(f"teacher: {len(self._teacher)} scored positions from {len(c.scores)} file(s)")
+                scored = load_teacher(c.scores, c.main_rule, c.width, c.height)
+                self._teacher, self._held = scored.split(c.scores_holdout, seed=0)
+                line = f"teacher: {len(scored)} scored positions from {len(c.scores)} file(s)"
+                if self._held is not None:
+                    ref = self._held.tables_loss(self.eval_scale)
+                    line += (f"; {len(self._held)} of them ({c.scores_holdout:.0%} of the games) held out"
+                             + (f", where the tables' value loss is {ref:.3f}" if ref is not None else ""))
+                self.view.log(line)
             trainer.teacher, trainer.teacher_batch = self._teacher, c.scores_batch
         return trainer
+
+    #: evaluation units per logit at which the tables' scores become probabilities (their Texel K;
+    #: a learned evaluator's value is put on the same scale in the search)
+    eval_scale = DEFAULT_EVAL_SCALE
+
+    def held_out(self, trainer: Trainer) -> dict[str, float]:
+        """The value head's loss on the teacher's held-out games and the tables' on the same
+        positions (empty without a holdout): the generation record's measure of the value."""
+        if self._held is None:
+            return {}
+        out = {"teacher_held": round(trainer.teacher_loss(self._held), 5)}
+        ref = self._held.tables_loss(self.eval_scale)
+        if ref is not None:
+            out["teacher_held_tables"] = round(ref, 5)
+        return out
 
     # -- distillation -----------------------------------------------------------------------------
     def distil_source(self) -> tuple[ReplayStore, list[str]]:
@@ -160,9 +183,11 @@ class Training:
         c.extra["distilled"] = {"from": str(c.distil), "games": sum(len(store.games(n)) for n in window.shards),
                                 "positions": len(window), "updates": c.distil_updates, "steps": trainer.step,
                                 "policy_loss": round(last["policy_loss"], 4), "value_loss": round(last["value_loss"], 4),
-                                "seconds": round(time.monotonic() - t0, 1)}
+                                "seconds": round(time.monotonic() - t0, 1), **self.held_out(trainer)}
+        held = c.extra["distilled"].get("teacher_held")
         self.view.log(f"distilled from {c.distil}: {len(window)} positions, {c.distil_updates} updates, "
-                      f"policy loss {last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}")
+                      f"policy loss {last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}"
+                      + (f", teacher's held-out games {held:.3f}" if held is not None else ""))
 
     # -- a generation -----------------------------------------------------------------------------
     def finish(self, trainer: Trainer, g: int) -> float:
@@ -213,11 +238,12 @@ class Training:
                 cadence.saved()
         f.state.step = trainer.step
         n = max(1, c.updates_per_gen)
+        held = self.held_out(trainer)
         trainer.schedule.end_generation((sums.get("policy_loss", 0.0) + sums.get("value_loss", 0.0)) / n)
         worst = self.finish(trainer, g)
         stats = {k: round(v / n, 5) for k, v in sums.items() if k not in ("steps", "lr_mult")}
         stats.update(steps=trainer.step, lr_mult=round(trainer.lr_mult, 4), lr_schedule=trainer.schedule.state(),
                      batch=batch, window=len(window),
                      window_sources=window.stats(), seconds=round(before + time.monotonic() - t0, 2),
-                     export_diff=worst)
+                     export_diff=worst, **held)
         f.state.pending["train"] = stats

@@ -72,6 +72,9 @@ def summary_line(r: dict[str, Any]) -> str:
         parts.append(f"loss {tr.get('loss', 0):.3f} (policy {tr.get('policy_loss', 0):.3f}, value "
                      f"{tr.get('value_loss', 0):.3f}), entropy {tr.get('entropy', 0):.2f}, kl {tr.get('kl', 0):.4f}, "
                      f"lr x{tr.get('lr_mult', 1):.2f}, step {r.get('step')}")
+        if "teacher_held" in tr:
+            parts.append(f"teacher held out {tr['teacher_held']:.3f}"
+                         + (f" (tables {tr['teacher_held_tables']:.3f})" if "teacher_held_tables" in tr else ""))
     gt = r.get("gating") or {}
     if "score" in gt:
         parts.append(f"vs best gen {gt['against']}: {gt['wins']}-{gt['losses']}-{gt['draws']}{_points(gt)} "

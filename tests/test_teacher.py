@@ -1,0 +1,82 @@
+"""The teacher's scored positions in training: loading, the split into training and held-out
+games, and the tables' reference loss on the held-out ones."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from gomoku.engine.game.board import Board
+from gomoku.engine.game.rules import Rule
+from gomoku.engine.search import evaluation, tuning
+from gomoku.train.config import RunConfig
+from gomoku.train.models import build_model
+from gomoku.train.teacher import load_teacher
+from gomoku.train.trainer import Trainer
+
+
+def _write(path: Path, lines: list[str], size: int = 9) -> Path:
+    path.write_text("\n".join([f"# scored positions: rule freestyle size {size}"] + lines) + "\n")
+    return path
+
+
+def _games(n: int, size: int = 9) -> list[str]:
+    """n games of three scored positions each, the moves spread over the board."""
+    lines = []
+    for g in range(n):
+        moves = [((g + 2 * k) % size, (3 * k + g // size) % size) for k in range(6)]
+        moves = list(dict.fromkeys(moves))
+        for k in (2, 3, 4):
+            lines.append(f"g{g} {0.2 + 0.1 * (k - 2):.2f} " + " ".join(f"{x},{y}" for x, y in moves[:k]))
+    return lines
+
+
+def test_positions_keep_their_game_and_the_split_holds_out_whole_games(tmp_path) -> None:
+    a = _write(tmp_path / "a.txt", _games(10))
+    b = _write(tmp_path / "b.txt", _games(10))        # the same game names in another file: other games
+    t = load_teacher([str(a), str(b)], "freestyle", 9, 9)
+    assert len(t) == 60 and len(np.unique(t.game)) == 20
+    train, held = t.split(0.25, seed=0)
+    assert held is not None and len(train) + len(held) == 60
+    assert len(np.unique(held.game)) == 5 and not set(held.game) & set(train.game)
+    again_train, again_held = t.split(0.25, seed=0)
+    assert np.array_equal(again_held.game, held.game)            # a resumed run holds out the same games
+    assert t.split(0.0)[1] is None and t.split(0.0)[0] is t
+
+
+def test_the_tables_reference_is_their_cross_entropy_at_the_scale(tmp_path) -> None:
+    """The tables' score of a position is the leaf evaluation of its features, and the reference
+    loss is the teacher's P against sigmoid(score / K), computed by hand here."""
+    t = load_teacher([str(_write(tmp_path / "a.txt", _games(4)))], "freestyle", 9, 9)
+    board = Board(9, rule=Rule.FREESTYLE)
+    for x, y in [(0, 0), (2, 3)]:
+        board.play(x, y)
+    want = tuning.evaluate(tuning.leaf_row(board)[None], evaluation.tables(int(Rule.FREESTYLE)))[0]
+    assert t.tables[0] == pytest.approx(want)
+    q = 1 / (1 + np.exp(-t.tables / 700.0))
+    p = t.p.astype(np.float64)
+    assert t.tables_loss(700.0) == pytest.approx(float(np.mean(-(p * np.log(q) + (1 - p) * np.log(1 - q)))))
+
+
+def test_the_held_out_loss_is_the_value_heads_cross_entropy_on_every_position(tmp_path) -> None:
+    t = load_teacher([str(_write(tmp_path / "a.txt", _games(6)))], "freestyle", 9, 9)
+    torch.manual_seed(0)
+    trainer = Trainer(build_model("mix8", 2, "freestyle"))
+    planes, target = next(t.batches(size=len(t)))
+    trainer.model.eval()
+    with torch.no_grad():
+        v = torch.log_softmax(trainer.model(torch.from_numpy(planes))[1], dim=1)
+    want = float(-(torch.from_numpy(target) * v).sum(dim=1).mean())
+    assert trainer.teacher_loss(t) == pytest.approx(want, rel=1e-5)
+    assert [p.shape[0] for p, _ in t.batches(size=7)] == [7, 7, 4]
+
+
+def test_a_run_made_before_the_holdout_keeps_training_on_every_scored_game(tmp_path) -> None:
+    cfg = RunConfig(width=9, height=9)
+    data = {k: v for k, v in json.loads(json.dumps(cfg.__dict__, default=str)).items() if k != "scores_holdout"}
+    (tmp_path / "config.json").write_text(json.dumps(data))
+    assert RunConfig.load(tmp_path).scores_holdout == 0.0
+    assert RunConfig(width=9, height=9).scores_holdout == 0.1
