@@ -111,7 +111,7 @@ class Training:
         if c.scores:
             if self._teacher is None:
                 scored = load_teacher(c.scores, c.main_rule, c.width, c.height)
-                self._teacher, self._held = scored.split(c.scores_holdout, seed=0)
+                self._teacher, self._held = scored.split(c.scores_holdout)
                 line = f"teacher: {len(scored)} scored positions from {len(c.scores)} file(s)"
                 if self._held is not None:
                     ref = self._held.tables_loss(self.eval_scale)
