@@ -85,3 +85,22 @@ def test_a_run_made_before_the_holdout_keeps_training_on_every_scored_game(tmp_p
     (tmp_path / "config.json").write_text(json.dumps(data))
     assert RunConfig.load(tmp_path).scores_holdout == 0.0
     assert RunConfig(width=9, height=9).scores_holdout == 0.1
+
+
+def test_the_shipped_classical_games_file_reads_as_scored_positions() -> None:
+    """tools/data's file for the learned evaluator: freestyle 15x15, the header's count, and its
+    first positions replay as legal, unfinished games with P in [0, 1]."""
+    import contextlib
+    import gzip
+    path = Path(__file__).resolve().parent.parent / "tools" / "data" / "pentazen_freestyle_scores_classical.txt.gz"
+    with gzip.open(path, "rt") as fh:
+        lines = fh.read().splitlines()
+    body = [ln for ln in lines if ln and not ln.startswith("#")]
+    assert f"# positions: {len(body)} from" in "\n".join(lines[:3])
+    rule, w, h, positions = tuning.scored_positions(str(path))
+    assert (rule, w, h) == (Rule.FREESTYLE, 15, 15)
+    with contextlib.closing(positions):
+        for k, (game, p, board) in enumerate(positions):
+            assert 0.0 <= p <= 1.0 and not board.game_over and board.move_count >= 4, (game, p)
+            if k == 300:
+                break
