@@ -430,3 +430,64 @@ def test_tuning_needs_no_torch():
     code = ("import sys; import gomoku.engine.search.tuning, gomoku.tools.tune_cmd; "
             "sys.exit(1 if 'torch' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], timeout=300).returncode == 0
+
+
+# ----------------------------------------------------------------------------- tune --eval
+
+def test_tune_eval_scores_an_evaluator_the_tables_and_their_blends(tmp_path):
+    """`gomoku tune --scores F --eval E`: the tables' line is their cross-entropy against the
+    teacher computed by hand, the evaluator's is that of its search score (mix_score), and a
+    blend lies where the search's integer blend of the two puts it."""
+    import torch
+    from gomoku.engine.search import learned
+    from gomoku.engine.search.learned_file import load_evaluator, save_evaluator
+    from gomoku.train.models import build_model
+    torch.manual_seed(3)
+    model = build_model("mix8", 2, "freestyle")
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0.0, 0.3)
+    path = tmp_path / "t.eval.npz"
+    save_evaluator(path, model.evaluator_weights(), "mix8", "freestyle")
+    lines = []
+    for g, rec in enumerate(_games(8, seed=5)):
+        if rec.rule != Rule.FREESTYLE:
+            continue
+        board = Board(15, rule=rec.rule)
+        for k, mv in enumerate(rec.moves[:12]):
+            board.play(*mv)
+            if k >= 2 and tuning.leaf_row(board) is not None:
+                p = 0.2 + 0.6 * ((g + k) % 5) / 4
+                lines.append(f"game{g} {p:.2f} " + " ".join(f"{x},{y}" for x, y in board.moves))
+    scores = tmp_path / "s.txt"
+    scores.write_text(_scored_text(lines))
+    r = CliRunner().invoke(main, ["tune", "--scores", str(scores), "--eval", str(path)])
+    assert r.exit_code == 0, r.output
+    got = {ln.rsplit(None, 1)[0].strip(): float(ln.rsplit(None, 1)[1]) for ln in r.output.splitlines()[2:]}
+    assert r.output.startswith(f"positions: {len(lines)} the search's leaf scores, from ")
+    # by hand: the tables and the evaluator, each as a probability at K = 1000
+    ev = load_evaluator(path)
+    tabs, nets, ps = [], [], []
+    _, _, _, positions = tuning.scored_positions(str(scores))
+    for _, p, board in positions:
+        e = ev.evaluator(board.state.cells.shape[0])
+        learned.mix_rebuild(board.state, e)
+        nets.append(float(learned.mix_score(board.state, e)))
+        tabs.append(float(tuning.evaluate(tuning.leaf_row(board)[None], evaluation.tables(int(Rule.FREESTYLE)))[0]))
+        ps.append(p)
+    p = np.array(ps)
+
+    def ce(s):
+        q = 1 / (1 + np.exp(-np.array(s) / 1000.0))
+        return float(np.mean(-(p * np.log(q) + (1 - p) * np.log(1 - q))))
+    assert got["the tables"] == pytest.approx(ce(tabs), abs=1e-4)
+    assert got["t (mix8)"] == pytest.approx(ce(nets), abs=1e-4)
+    assert got["the tables"] != got["t (mix8)"]
+    half = [(50 * n + 50 * int(t)) // 100 for n, t in zip(nets, tabs)]
+    assert got["blend share=50"] == pytest.approx(ce(half), abs=1e-4)
+    # --holdout keeps the games a training run keeps out, and says so; --eval needs --scores
+    r = CliRunner().invoke(main, ["tune", "--scores", str(scores), "--eval", str(path), "--holdout", "0.5"])
+    held = sum(tuning.game_key(str(scores), f"game{g}") < 0.5 for g in range(8))
+    assert (r.exit_code == 0 and "keeps out" in r.output) if held else "no position to score" in r.output
+    r = CliRunner().invoke(main, ["tune", "--eval", str(path)])
+    assert r.exit_code != 0 and "--eval needs --scores FILE" in r.output

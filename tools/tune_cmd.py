@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import click
+from click.core import ParameterSource
 
 from gomoku.engine.game.rules import Rule
 from gomoku.tools.options import output_path, progress_option, rule_option
@@ -71,10 +72,14 @@ def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tupl
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the fitted tables to this file (JSON), for a player spec's "
                    "tables= option: `gomoku match classical:tables=FILE classical` is the A/B.")
+@click.option("--eval", "eval_file", type=click.Path(exists=True, dir_okay=False), default=None, metavar="FILE",
+              help="Fit nothing: score a learned evaluator (NAME.eval.npz), the tables and their blends "
+                   "(share=30/50/70) against the --scores files' teacher. With --holdout H given, only "
+                   "the games `gomoku train --scores-holdout H` keeps out; else all.")
 @progress_option(help="Progress bar over games (default: when stderr is a terminal).")
 def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rule: Optional[Rule],
          l2: float, holdout: float, seed: int, scale: Optional[float], patterns: bool,
-         out_path: Optional[str], progress: Optional[bool]) -> None:
+         out_path: Optional[str], eval_file: Optional[str], progress: Optional[bool]) -> None:
     """Fit the evaluation weights (class, line-pattern and pattern-pair tables, OWN/OPP each) to the results
     of GAMES (.sgf, .psq) or to the teacher's scores in --scores files.
 
@@ -89,6 +94,10 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     """
     from gomoku.engine.search import evaluation, tuning
 
+    if eval_file:
+        held = click.get_current_context().get_parameter_source("holdout") == ParameterSource.COMMANDLINE
+        _check(eval_file, score_files, holdout if held else 0.0)
+        return
     if not games and not score_files:
         raise click.UsageError("give GAMES or --scores FILE")
     output_path(out_path, "--out")
@@ -124,3 +133,25 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     except OSError as exc:
         raise click.ClickException(f"cannot write {out_path}: {exc.strerror or exc}") from None
     click.echo(f"# written to {out_path} ({rule.label}): play it with classical:tables={out_path}; to ship it, {ship}")
+
+
+def _check(eval_file: str, score_files: tuple[str, ...], holdout: float) -> None:
+    """`tune --eval`: the evaluator, the tables and their blends against the teacher."""
+    from gomoku.engine.search.eval_check import check_evaluator
+    from gomoku.engine.search.learned_file import EvalFileError, load_evaluator
+
+    if not score_files:
+        raise click.UsageError("--eval needs --scores FILE: the teacher's positions to score it on")
+    try:
+        learned = load_evaluator(eval_file)
+        got = check_evaluator(score_files, learned, holdout)
+    except (EvalFileError, OSError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"positions: {got.positions} the search's leaf scores, from {got.games} games"
+               + (f" (those `gomoku train --scores-holdout {holdout}` keeps out)" if holdout > 0 else ""))
+    click.echo(f"value cross-entropy against the teacher at K={learned.eval_scale:g} "
+               f"(lower is better; the teacher's own entropy is {got.floor:.4f}):")
+    for share, loss in got.loss.items():
+        name = ("the tables" if share == 0 else f"{learned.name}" if share == 100
+                else f"blend share={share}")
+        click.echo(f"  {name:<40} {loss:.4f}")

@@ -17,16 +17,14 @@ tables' score of the same held-out positions is the reference a learned value ha
 from __future__ import annotations
 
 import contextlib
-import zlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional, Sequence
 
 import numpy as np
 
 from gomoku.engine.game.rules import parse_rule
 from gomoku.engine.search.evaluation import tables as rule_tables
-from gomoku.engine.search.tuning import evaluate, leaf_row, scored_positions
+from gomoku.engine.search.tuning import evaluate, game_key, leaf_row, scored_positions
 
 from .config import RunError
 
@@ -132,7 +130,7 @@ def load_teacher(paths: Sequence[str], rule: str, width: int, height: int) -> Te
                     stones.append(grid)
                     movers.append(int(board.to_move) - 1)
                     ps.append(p)
-                    games.append(zlib.crc32(f"{Path(path).name}:{game}".encode()) / 2.0 ** 32)
+                    games.append(game_key(str(path), game))
                     row = leaf_row(board)
                     if row is not None:
                         rows.append(row)

@@ -36,7 +36,9 @@ meaning per unit as the old ones.
 from __future__ import annotations
 
 import gzip
+import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
@@ -234,6 +236,13 @@ def load_scored(path: str) -> tuple[Rule, np.ndarray, np.ndarray, np.ndarray]:
             gs.append(games.setdefault(game, len(games)))
     return (rule, np.array(xs, dtype=np.float64).reshape(-1, NFEAT), np.array(ys, dtype=np.float64),
             np.array(gs, dtype=np.int64))
+
+
+def game_key(path: str, game: str) -> float:
+    """A scored game's number in [0, 1): a hash of its file's name and its name in the file.
+    Holdouts by it (`gomoku train --scores-holdout`) keep a game out whatever other files come
+    with it, so a run that adds a file holds out the same old games."""
+    return zlib.crc32(f"{Path(path).name}:{game}".encode()) / 2.0 ** 32
 
 
 def split_by_game(game_index: np.ndarray, holdout: float, seed: int = 0) -> np.ndarray:
