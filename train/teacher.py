@@ -10,7 +10,7 @@ them to every update, with the soft target (P, 1 - P, 0) on the value head only.
 A share of the teacher's games (`--scores-holdout`) is kept out of training, whole games at a
 time: the run's only measure of how well the value head judges positions it has not seen.
 Its training loss says little, because the few tens of thousands of positions come back in
-every update (a mix32 net fitted them to 0.52 while it scored 0.55 on positions it had not
+every update (a net's loss on them falls well below its loss on positions of games it has not
 seen). The
 tables' score of the same held-out positions is the reference a learned value has to beat.
 """
