@@ -24,7 +24,7 @@ import numpy as np
 
 from gomoku.engine.game.rules import parse_rule
 from gomoku.engine.search.evaluation import tables as rule_tables
-from gomoku.engine.search.tuning import evaluate, game_key, leaf_row, scored_positions
+from gomoku.engine.search.tuning import evaluate, game_key, leaf_row, scored_positions, teacher_cross_entropy
 
 from .config import RunError
 
@@ -89,10 +89,7 @@ class TeacherSet:
         ok = ~np.isnan(self.tables)
         if not ok.any():
             return None
-        q = 1.0 / (1.0 + np.exp(-np.clip(self.tables[ok] / scale, -50.0, 50.0)))
-        q = np.clip(q, 1e-7, 1.0 - 1e-7)
-        p = self.p[ok].astype(np.float64)
-        return float(np.mean(-(p * np.log(q) + (1.0 - p) * np.log(1.0 - q))))
+        return teacher_cross_entropy(self.p[ok], self.tables[ok], scale)
 
 
 def _planes(stones: np.ndarray, mover: np.ndarray) -> np.ndarray:

@@ -70,6 +70,7 @@ class Training:
         self.settings = train_settings(folder.cfg)
         self._teacher: Optional[Any] = None
         self._held: Optional[Any] = None
+        self._held_tables: Optional[float] = None   # the tables' loss on the held-out games (fixed)
 
     # -- the first net ----------------------------------------------------------------------------
     def first_trainer(self) -> Trainer:
@@ -114,7 +115,7 @@ class Training:
                 self._teacher, self._held = scored.split(c.scores_holdout)
                 line = f"teacher: {len(scored)} scored positions from {len(c.scores)} file(s)"
                 if self._held is not None:
-                    ref = self._held.tables_loss(self.eval_scale)
+                    ref = self._held_tables = self._held.tables_loss(self.eval_scale)
                     line += (f"; {len(self._held)} of them ({c.scores_holdout:.0%} of the games) held out"
                              + (f", where the tables' value loss is {ref:.3f}" if ref is not None else ""))
                 self.view.log(line)
@@ -131,9 +132,8 @@ class Training:
         if self._held is None:
             return {}
         out = {"teacher_held": round(trainer.teacher_loss(self._held), 5)}
-        ref = self._held.tables_loss(self.eval_scale)
-        if ref is not None:
-            out["teacher_held_tables"] = round(ref, 5)
+        if self._held_tables is not None:
+            out["teacher_held_tables"] = round(self._held_tables, 5)
         return out
 
     # -- distillation -----------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import numpy as np
 from gomoku.engine.search.evaluation import tables as rule_tables
 from gomoku.engine.search.learned import mix_rebuild, mix_score
 from gomoku.engine.search.learned_file import LearnedEval
-from gomoku.engine.search.tuning import evaluate, game_key, leaf_row, scored_positions
+from gomoku.engine.search.tuning import evaluate, game_key, leaf_row, scored_positions, teacher_cross_entropy
 
 #: the blends reported beside the tables (share 0) and the evaluator alone (share 100)
 SHARES = (30, 50, 70)
@@ -34,11 +34,6 @@ class EvalCheck:
     floor: float = 0.0        # the teacher's own entropy: what a perfect evaluation would score
 
 
-def _cross_entropy(p: np.ndarray, score: np.ndarray, scale: float) -> float:
-    q = np.clip(1.0 / (1.0 + np.exp(-np.clip(score / scale, -50.0, 50.0))), 1e-7, 1.0 - 1e-7)
-    return float(np.mean(-(p * np.log(q) + (1.0 - p) * np.log(1.0 - q))))
-
-
 def check_evaluator(paths: Sequence[str], learned: LearnedEval, holdout: float = 0.0,
                     shares: Sequence[int] = SHARES) -> EvalCheck:
     """Score the tables of the evaluator's rule, the evaluator and their blends on the positions
@@ -46,7 +41,7 @@ def check_evaluator(paths: Sequence[str], learned: LearnedEval, holdout: float =
     holdout > 0 only those of the games a training run with `--scores-holdout holdout` keeps
     out. ValueError (one line) for a file of another rule, or nothing to score."""
     weights = rule_tables(learned.rule_id)
-    ps, tabs, nets, games = [], [], [], set()
+    ps, rows, nets, games = [], [], [], set()
     ev = None
     for path in paths:
         rule, _, _, positions = scored_positions(str(path))
@@ -64,21 +59,21 @@ def check_evaluator(paths: Sequence[str], learned: LearnedEval, holdout: float =
                     ev = learned.evaluator(st.cells.shape[0])
                 mix_rebuild(st, ev)
                 nets.append(int(mix_score(st, ev)))
-                tabs.append(float(evaluate(row[None, :], weights)[0]))
+                rows.append(row)
                 ps.append(p)
                 games.add((str(path), game))
     if not ps:
         raise ValueError(f"no position to score in {', '.join(map(str, paths))}"
                          + (f" (held out at {holdout})" if holdout > 0 else ""))
     p = np.array(ps, dtype=np.float64)
-    tab = np.array(tabs, dtype=np.float64)
+    tab = evaluate(np.stack(rows), weights)
     net = np.array(nets, dtype=np.float64)
     out = EvalCheck(positions=len(ps), games=len(games))
     for share in (0, *shares, 100):
         # the search's integer blend (engine.search.pvs.evaluate)
         blend = tab if share == 0 else net if share == 100 else np.floor_divide(
             share * net + (100 - share) * np.trunc(tab), 100)
-        out.loss[share] = _cross_entropy(p, blend, learned.eval_scale)
+        out.loss[share] = teacher_cross_entropy(p, blend, learned.eval_scale)
     q = np.clip(p, 1e-12, 1.0 - 1e-12)
     out.floor = float(np.mean(-(q * np.log(q) + (1.0 - q) * np.log(1.0 - q))))
     return out

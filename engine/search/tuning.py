@@ -81,6 +81,15 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -500.0, 500.0)))
 
 
+def teacher_cross_entropy(p: np.ndarray, score: np.ndarray, scale: float) -> float:
+    """Mean cross-entropy of evaluations `score` (side to move's view, read as the probability
+    sigmoid(score / scale)) against a teacher's probabilities `p`: how the learned evaluator's
+    checks (`gomoku tune --eval`, a training run's held-out games) compare evaluations."""
+    q = np.clip(_sigmoid(np.asarray(score, dtype=np.float64) / float(scale)), 1e-7, 1.0 - 1e-7)
+    p = np.asarray(p, dtype=np.float64)
+    return float(np.mean(-(p * np.log(q) + (1.0 - p) * np.log(1.0 - q))))
+
+
 # ----------------------------------------------------------------------------- positions
 
 def leaf_row(board: Board) -> Optional[np.ndarray]:
