@@ -87,12 +87,14 @@ def test_a_run_made_before_the_holdout_keeps_training_on_every_scored_game(tmp_p
     assert RunConfig(width=9, height=9).scores_holdout == 0.1
 
 
-def test_the_shipped_classical_games_file_reads_as_scored_positions() -> None:
-    """tools/data's file for the learned evaluator: freestyle 15x15, the header's count, and its
+@pytest.mark.parametrize("name", ["pentazen_freestyle_scores_classical.txt.gz",
+                                  "pentazen_freestyle_scores_searchlines.txt.gz"])
+def test_the_shipped_learned_evaluator_files_read_as_scored_positions(name: str) -> None:
+    """tools/data's files for the learned evaluator: freestyle 15x15, the header's count, and their
     first positions replay as legal, unfinished games with P in [0, 1]."""
     import contextlib
     import gzip
-    path = Path(__file__).resolve().parent.parent / "tools" / "data" / "pentazen_freestyle_scores_classical.txt.gz"
+    path = Path(__file__).resolve().parent.parent / "tools" / "data" / name
     with gzip.open(path, "rt") as fh:
         lines = fh.read().splitlines()
     body = [ln for ln in lines if ln and not ln.startswith("#")]

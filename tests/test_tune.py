@@ -457,13 +457,16 @@ def test_tune_eval_scores_an_evaluator_the_tables_and_their_blends(tmp_path):
         for k, mv in enumerate(rec.moves[:12]):
             board.play(*mv)
             if k >= 2 and tuning.leaf_row(board) is not None:
-                p = 0.2 + 0.6 * ((g + k) % 5) / 4
+                p = 0.2 + 0.6 * ((g + k) % 5) / 4 if (g + k) % 7 else float(k % 2)    # some decided
                 lines.append(f"game{g} {p:.2f} " + " ".join(f"{x},{y}" for x, y in board.moves))
     scores = tmp_path / "s.txt"
     scores.write_text(_scored_text(lines))
     r = CliRunner().invoke(main, ["tune", "--scores", str(scores), "--eval", str(path)])
     assert r.exit_code == 0, r.output
-    got = {ln.rsplit(None, 1)[0].strip(): float(ln.rsplit(None, 1)[1]) for ln in r.output.splitlines()[2:]}
+    rows = [ln.rsplit(None, 3) for ln in r.output.splitlines()[3:]]
+    got = {name.strip(): float(a) for name, a, _, _ in rows}
+    quiet = {name.strip(): float(q) for name, _, q, _ in rows}
+    decided = {name.strip(): float(d) for name, _, _, d in rows}
     assert r.output.startswith(f"positions: {len(lines)} the search's leaf scores, from ")
     # by hand: the tables and the evaluator, each as a probability at K = 1000
     ev = load_evaluator(path)
@@ -477,14 +480,23 @@ def test_tune_eval_scores_an_evaluator_the_tables_and_their_blends(tmp_path):
         ps.append(p)
     p = np.array(ps)
 
-    def ce(s):
-        q = 1 / (1 + np.exp(-np.array(s) / 1000.0))
-        return float(np.mean(-(p * np.log(q) + (1 - p) * np.log(1 - q))))
+    def ce(s, part=None):
+        t, q = p, 1 / (1 + np.exp(-np.array(s, dtype=float) / 1000.0))
+        if part is not None:
+            t, q = t[part], q[part]
+        q = np.clip(q, 1e-7, 1 - 1e-7)     # as tuning.teacher_cross_entropy
+        return float(np.mean(-(t * np.log(q) + (1 - t) * np.log(1 - q))))
     assert got["the tables"] == pytest.approx(ce(tabs), abs=1e-4)
     assert got["t (mix8)"] == pytest.approx(ce(nets), abs=1e-4)
     assert got["the tables"] != got["t (mix8)"]
     half = [(50 * n + 50 * int(t)) // 100 for n, t in zip(nets, tabs)]
     assert got["blend share=50"] == pytest.approx(ce(half), abs=1e-4)
+    # the quiet and the decided positions apart: each column is the same loss on its part only
+    ann = (p == 0) | (p == 1)
+    assert 0 < ann.sum() < len(p) and f"the {int(ann.sum())} it announces" in r.output
+    for name, s in (("the tables", tabs), ("t (mix8)", nets), ("blend share=50", half)):
+        for part, col in ((~ann, quiet), (ann, decided)):
+            assert col[name] == pytest.approx(ce(s, part), abs=1e-4), name
     # --holdout keeps the games a training run keeps out, and says so; --eval needs --scores
     r = CliRunner().invoke(main, ["tune", "--scores", str(scores), "--eval", str(path), "--holdout", "0.5"])
     held = sum(tuning.game_key(str(scores), f"game{g}") < 0.5 for g in range(8))

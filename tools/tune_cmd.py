@@ -150,8 +150,12 @@ def _check(eval_file: str, score_files: tuple[str, ...], holdout: float) -> None
     click.echo(f"positions: {got.positions} the search's leaf scores, from {got.games} games"
                + (f" (those `gomoku train --scores-holdout {holdout}` keeps out)" if holdout > 0 else ""))
     click.echo(f"value cross-entropy against the teacher at K={learned.eval_scale:g} "
-               f"(lower is better; the teacher's own entropy is {got.floor:.4f}):")
+               f"(lower is better; the teacher's own entropy is {got.floor:.4f}); quiet: the "
+               f"{got.positions - got.decided} positions it scores between an announced win and loss, "
+               f"decided: the {got.decided} it announces:")
+    click.echo(f"  {'':<40} {'all':>7} {'quiet':>7} {'decided':>7}")
     for share, loss in got.loss.items():
         name = ("the tables" if share == 0 else f"{learned.name}" if share == 100
                 else f"blend share={share}")
-        click.echo(f"  {name:<40} {loss:.4f}")
+        parts = (f"{part[share]:7.4f}" if share in part else f"{'-':>7}" for part in (got.loss_quiet, got.loss_decided))
+        click.echo(f"  {name:<40} {loss:7.4f} {' '.join(parts)}")

@@ -27,11 +27,20 @@ SHARES = (30, 50, 70)
 
 @dataclass
 class EvalCheck:
-    """Cross-entropies by share of the evaluator (0: the tables, 100: the evaluator alone)."""
+    """Cross-entropies by share of the evaluator (0: the tables, 100: the evaluator alone), on
+    all positions and apart on the quiet and the decided ones.
+
+    The split is there because the two halves tell different stories: a decided position (the
+    teacher announces a win or a loss) is one a deep enough search solves with its threat
+    solvers anyway, so an evaluator's gain there fades with depth, while its error on quiet
+    positions stays with it at every depth."""
     positions: int
     games: int
     loss: dict[int, float] = field(default_factory=dict)
     floor: float = 0.0        # the teacher's own entropy: what a perfect evaluation would score
+    decided: int = 0          # positions the teacher scores 0 or 1 (an announced loss or win)
+    loss_quiet: dict[int, float] = field(default_factory=dict)      # empty when none is quiet
+    loss_decided: dict[int, float] = field(default_factory=dict)    # empty when none is decided
 
 
 def check_evaluator(paths: Sequence[str], learned: LearnedEval, holdout: float = 0.0,
@@ -68,12 +77,16 @@ def check_evaluator(paths: Sequence[str], learned: LearnedEval, holdout: float =
     p = np.array(ps, dtype=np.float64)
     tab = evaluate(np.stack(rows), weights)
     net = np.array(nets, dtype=np.float64)
-    out = EvalCheck(positions=len(ps), games=len(games))
+    decided = (p == 0.0) | (p == 1.0)
+    out = EvalCheck(positions=len(ps), games=len(games), decided=int(decided.sum()))
     for share in (0, *shares, 100):
         # the search's integer blend (engine.search.pvs.evaluate)
         blend = tab if share == 0 else net if share == 100 else np.floor_divide(
             share * net + (100 - share) * np.trunc(tab), 100)
         out.loss[share] = teacher_cross_entropy(p, blend, learned.eval_scale)
+        for part, losses in ((~decided, out.loss_quiet), (decided, out.loss_decided)):
+            if part.any():
+                losses[share] = teacher_cross_entropy(p[part], blend[part], learned.eval_scale)
     q = np.clip(p, 1e-12, 1.0 - 1e-12)
     out.floor = float(np.mean(-(q * np.log(q) + (1.0 - q) * np.log(1.0 - q))))
     return out
