@@ -198,8 +198,9 @@ def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with_over_a_pipe
     """`gomoku train --arch mix8`: a generation of classical games, then one of the alpha-beta's
     games with the evaluator of the first; each generation writes NAME.eval.npz beside its net,
     the run's matches are the alpha-beta's, and `pbrain-gomoku --eval` plays with the result.
-    A teacher's scored positions join the updates, and each generation reports the value head's
-    loss on the teacher's held-out games beside the tables'."""
+    A teacher's scored positions join the updates (the decided ones at half the chance), and each
+    generation reports the value head's loss on the teacher's held-out games beside the tables',
+    on all of them and on their quiet positions."""
     import json
     import os
     import subprocess
@@ -211,10 +212,11 @@ def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with_over_a_pipe
     run = tmp_path / "mix"
     scores = tmp_path / "scores.txt"
     scores.write_text("# scored positions: rule freestyle size 9\n" + "".join(
-        f"g{g} {0.3 + 0.05 * k:.2f} 4,4 {g},{(g + 3) % 9}" + (" 2,6" if k else "") + "\n"
-        for g in range(8) if g != 4 for k in range(2)))
+        f"g{g} {(0.3, 0.35, 1.0)[k]:.2f} 4,4 {g},{(g + 3) % 9}" + (" 2,6" if k else "") + (" 6,2" if k == 2 else "")
+        + "\n" for g in range(8) if g != 4 for k in range(3)))
     out = subprocess.run([str(bin_dir / "gomoku"), "train", "--board", "9", "--arch", "mix8", "--run", str(run),
                           "--scores", str(scores), "--scores-batch", "8", "--scores-holdout", "0.25",
+                          "--scores-decided-weight", "0.5",
                           "--bootstrap", "1", "--bootstrap-nodes", "300", "--games-per-gen", "2", "--updates", "2",
                           "--batch", "32", "--generations", "2", "--eval-games", "2", "--classical-games", "2",
                           "--ladder-games", "2", "--workers", "1", "--plain"],
@@ -230,7 +232,10 @@ def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with_over_a_pipe
     assert games(records[-1]["gating"]) == 2 and "ladder" not in records[-1]      # no MCTS ladder
     assert games(records[-1]["classical"]) == 2
     assert all(0 < r["train"]["teacher_held"] < 5 and 0 < r["train"]["teacher_held_tables"] < 5 for r in records)
+    assert all(0 < r["train"]["teacher_held_quiet"] < 5 and 0 < r["train"]["teacher_held_quiet_tables"] < 5
+               for r in records)
     assert "held out, where the tables' value loss is" in out.stdout
+    assert "(7 decided)" in out.stdout and "decided ones drawn at 0.5 the chance of quiet ones" in out.stdout
     plot = subprocess.run([str(bin_dir / "gomoku"), "plot", str(run)], capture_output=True, text=True, timeout=300)
     assert plot.returncode == 0 and (run / "plots" / "teacher.png").read_bytes()[:4] == b"\x89PNG", plot.stderr
     ev = load_evaluator(run / "nets" / "best.eval.npz")

@@ -12,7 +12,7 @@ import torch
 from gomoku.engine.game.board import Board
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.search import evaluation, tuning
-from gomoku.train.config import RunConfig
+from gomoku.train.config import RunConfig, RunError
 from gomoku.train.models import build_model
 from gomoku.train.teacher import load_teacher
 from gomoku.train.trainer import Trainer
@@ -77,6 +77,24 @@ def test_the_held_out_loss_is_the_value_heads_cross_entropy_on_every_position(tm
     want = float(-(torch.from_numpy(target) * v).sum(dim=1).mean())
     assert trainer.teacher_loss(t) == pytest.approx(want, rel=1e-5)
     assert [p.shape[0] for p, _ in t.batches(size=7)] == [7, 7, 4]
+
+
+def test_decided_positions_are_drawn_at_their_weight_and_the_quiet_ones_stand_apart(tmp_path) -> None:
+    """Six quiet positions and three the teacher announces (P 1 or 0): at weight 0.25 a decided
+    one is drawn a quarter as often as a quiet one, so 0.75 / (0.75 + 6) = 1/9 of the draws."""
+    lines = _games(2) + ["g2 1.0 0,0 1,1", "g2 0.0 0,0 1,1 2,2", "g3 1 5,5 6,6"]
+    t = load_teacher([str(_write(tmp_path / "a.txt", lines))], "freestyle", 9, 9)
+    assert t.decided.tolist() == [False] * 6 + [True] * 3
+    assert t.quiet() is not None and t.quiet().p.tolist() == pytest.approx([0.2, 0.3, 0.4] * 2)
+    assert t.subset(np.array([6, 7])).quiet() is None
+    rng = np.random.default_rng(1)
+    for weight, share in ((1.0, 1 / 3), (0.25, 1 / 9), (0.0, 0.0)):
+        _, target = t.weigh_decided(weight).sample(20000, rng)
+        drawn = np.mean((target[:, 0] == 0.0) | (target[:, 0] == 1.0))
+        assert drawn == pytest.approx(share, abs=0.015), weight
+    assert t.weigh_decided(1.0).draw is None
+    with pytest.raises(RunError, match="every scored position is decided"):
+        t.subset(np.array([6, 7, 8])).weigh_decided(0.0)
 
 
 def test_a_run_made_before_the_holdout_keeps_training_on_every_scored_game(tmp_path) -> None:

@@ -24,7 +24,7 @@ def _run_arch(run_dir: str) -> Optional[str]:
 #: but the machine's, and says so when the command asks for others
 _KNOBS = ("c_puct", "select", "dirichlet_eps", "dirichlet_alpha", "move_noise", "temperature_moves",
           "lr_schedule", "kl_target", "plateau_patience", "ladder_opponent",
-          "scores_holdout")
+          "scores_holdout", "scores_decided_weight")
 
 
 def _kept_knobs(asked: Any, kept: Any) -> list[str]:
@@ -149,6 +149,10 @@ def _command_line() -> str:
 @click.option("--scores-holdout", type=click.FloatRange(0.0, 0.5), default=0.1, show_default=True,
               help="Share of the scored games (whole games) kept out of training: each generation reports the "
                    "value head's loss on them beside the tables'.")
+@click.option("--scores-decided-weight", type=click.FloatRange(0.0, 1.0), default=1.0, show_default=True,
+              help="How often a scored position the teacher announces as won or lost (P 1 or 0) is drawn, "
+                   "against a quiet one: below 1 trains the value head more on the positions a search cannot "
+                   "settle with its threat solvers.")
 @click.option("--seed", type=int, default=1, help="Seed of self-play, sampling and initial weights.")
 @click.option("--ray", default=None, metavar="ADDRESS|local",
               help="Self-play on Ray actors: 'local' starts Ray on this machine with --workers CPUs; an "

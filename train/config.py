@@ -86,6 +86,7 @@ class RunConfig:
     scores: list[str] = field(default_factory=list)   # teacher-scored positions for the value head
     scores_batch: int = 256
     scores_holdout: float = 0.1          # share of the teacher's games kept out of training, to score it
+    scores_decided_weight: float = 1.0   # a decided scored position's chance to be drawn against a quiet one's
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 

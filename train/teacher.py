@@ -7,6 +7,12 @@ is a far denser label: `gomoku train --scores FILE` (the files `gomoku tune --sc
 `GAME P x,y x,y ...`, P the teacher's probability that the side to move wins) adds a batch of
 them to every update, with the soft target (P, 1 - P, 0) on the value head only.
 
+A teacher announces some positions as won or lost (P exactly 1 or 0). A deep search settles
+most of those by its threat solvers before it asks the evaluator, so they teach the value head
+little that matters in play, and they pull its logits to the extremes; `--scores-decided-weight`
+draws them less often than the quiet ones (docs/learned-eval.md, "Quiet positions and decided
+ones").
+
 A share of the teacher's games (`--scores-holdout`) is kept out of training, whole games at a
 time: the run's only measure of how well the value head judges positions it has not seen.
 Its training loss says little, because the few tens of thousands of positions come back in
@@ -17,6 +23,7 @@ tables' score of the same held-out positions is the reference a learned value ha
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -44,12 +51,34 @@ class TeacherSet:
     p: np.ndarray
     game: np.ndarray
     tables: np.ndarray
+    draw: Optional[np.ndarray] = None     # each position's chance in `sample`; None: all alike
 
     def __len__(self) -> int:
         return int(self.p.shape[0])
 
+    @property
+    def decided(self) -> np.ndarray:
+        """bool[n]: the positions the teacher announces as won or lost (P exactly 1 or 0)."""
+        return (self.p == 0.0) | (self.p == 1.0)
+
     def subset(self, rows: np.ndarray) -> "TeacherSet":
+        """The positions `rows`, drawn alike."""
         return TeacherSet(self.stones[rows], self.mover[rows], self.p[rows], self.game[rows], self.tables[rows])
+
+    def quiet(self) -> Optional["TeacherSet"]:
+        """The positions the teacher does not announce as decided, or None if there are none."""
+        rows = np.flatnonzero(~self.decided)
+        return self.subset(rows) if rows.size else None
+
+    def weigh_decided(self, weight: float) -> "TeacherSet":
+        """The same positions, where `sample` draws a decided one `weight` times as often as a
+        quiet one; RunError if that leaves nothing to draw."""
+        if weight == 1.0:
+            return dataclasses.replace(self, draw=None)
+        w = np.where(self.decided, weight, 1.0)
+        if w.sum() <= 0:
+            raise RunError("--scores-decided-weight 0: every scored position is decided, none is left to train on")
+        return dataclasses.replace(self, draw=w / w.sum())
 
     def split(self, holdout: float) -> tuple["TeacherSet", Optional["TeacherSet"]]:
         """(training positions, held-out positions or None): the games whose number is below
@@ -65,9 +94,12 @@ class TeacherSet:
         return self.subset(np.flatnonzero(train)), self.subset(np.flatnonzero(~train))
 
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """planes float32[n, 6, H, W] (docs/net-format.md; no last-move planes) under a random
-        symmetry of the square each, and value targets float32[n, 3] (win, loss, draw)."""
-        idx = rng.integers(0, len(self), size=n)
+        """n positions drawn with replacement (by `draw` where set): planes float32[n, 6, H, W]
+        (docs/net-format.md; no last-move planes) under a random symmetry of the square each, and value targets float32[n, 3] (win, loss, draw)."""
+        if self.draw is None:
+            idx = rng.integers(0, len(self), size=n)
+        else:
+            idx = rng.choice(len(self), size=n, p=self.draw)
         stones = self.stones[idx]
         k = rng.integers(0, 8, size=n)
         for s in range(8):

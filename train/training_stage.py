@@ -23,7 +23,7 @@ from .export import export_evaluator, export_model, info_for
 from .models import build_model
 from .replay import ReplayStore, shard_name
 from .run_folder import RunFolder
-from .teacher import load_teacher
+from .teacher import TeacherSet, load_teacher
 from .trainer import Trainer, TrainSettings
 from .view import View
 
@@ -71,6 +71,8 @@ class Training:
         self._teacher: Optional[Any] = None
         self._held: Optional[Any] = None
         self._held_tables: Optional[float] = None   # the tables' loss on the held-out games (fixed)
+        self._held_quiet: Optional[TeacherSet] = None   # their quiet positions, where some are decided
+        self._held_quiet_tables: Optional[float] = None
 
     # -- the first net ----------------------------------------------------------------------------
     def first_trainer(self) -> Trainer:
@@ -112,12 +114,19 @@ class Training:
         if c.scores:
             if self._teacher is None:
                 scored = load_teacher(c.scores, c.main_rule, c.width, c.height)
-                self._teacher, self._held = scored.split(c.scores_holdout)
-                line = f"teacher: {len(scored)} scored positions from {len(c.scores)} file(s)"
+                train, self._held = scored.split(c.scores_holdout)
+                self._teacher = train.weigh_decided(c.scores_decided_weight)
+                line = (f"teacher: {len(scored)} scored positions ({int(scored.decided.sum())} decided) from "
+                        f"{len(c.scores)} file(s)")
+                if c.scores_decided_weight != 1.0:
+                    line += f", decided ones drawn at {c.scores_decided_weight:g} the chance of quiet ones"
                 if self._held is not None:
                     ref = self._held_tables = self._held.tables_loss(self.eval_scale)
                     line += (f"; {len(self._held)} of them ({c.scores_holdout:.0%} of the games) held out"
                              + (f", where the tables' value loss is {ref:.3f}" if ref is not None else ""))
+                    quiet = self._held.quiet()
+                    if quiet is not None and len(quiet) < len(self._held):
+                        self._held_quiet, self._held_quiet_tables = quiet, quiet.tables_loss(self.eval_scale)
                 self.view.log(line)
             trainer.teacher, trainer.teacher_batch = self._teacher, c.scores_batch
         return trainer
@@ -128,12 +137,17 @@ class Training:
 
     def held_out(self, trainer: Trainer) -> dict[str, float]:
         """The value head's loss on the teacher's held-out games and the tables' on the same
-        positions (empty without a holdout): the generation record's measure of the value."""
+        positions, and both on their quiet positions apart (empty without a holdout): the
+        generation record's measure of the value."""
         if self._held is None:
             return {}
         out = {"teacher_held": round(trainer.teacher_loss(self._held), 5)}
         if self._held_tables is not None:
             out["teacher_held_tables"] = round(self._held_tables, 5)
+        if self._held_quiet is not None:       # the quiet ones apart, where there are both kinds
+            out["teacher_held_quiet"] = round(trainer.teacher_loss(self._held_quiet), 5)
+            if self._held_quiet_tables is not None:
+                out["teacher_held_quiet_tables"] = round(self._held_quiet_tables, 5)
         return out
 
     # -- distillation -----------------------------------------------------------------------------
@@ -184,10 +198,11 @@ class Training:
                                 "positions": len(window), "updates": c.distil_updates, "steps": trainer.step,
                                 "policy_loss": round(last["policy_loss"], 4), "value_loss": round(last["value_loss"], 4),
                                 "seconds": round(time.monotonic() - t0, 1), **self.held_out(trainer)}
-        held = c.extra["distilled"].get("teacher_held")
+        held, quiet = c.extra["distilled"].get("teacher_held"), c.extra["distilled"].get("teacher_held_quiet")
         self.view.log(f"distilled from {c.distil}: {len(window)} positions, {c.distil_updates} updates, "
                       f"policy loss {last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}"
-                      + (f", teacher's held-out games {held:.3f}" if held is not None else ""))
+                      + (f", teacher's held-out games {held:.3f}" if held is not None else "")
+                      + (f" (quiet positions {quiet:.3f})" if quiet is not None else ""))
 
     # -- a generation -----------------------------------------------------------------------------
     def finish(self, trainer: Trainer, g: int) -> float:

@@ -75,6 +75,10 @@ def summary_line(r: dict[str, Any]) -> str:
         if "teacher_held" in tr:
             parts.append(f"teacher held out {tr['teacher_held']:.3f}"
                          + (f" (tables {tr['teacher_held_tables']:.3f})" if "teacher_held_tables" in tr else ""))
+        if "teacher_held_quiet" in tr:
+            parts.append(f"quiet {tr['teacher_held_quiet']:.3f}"
+                         + (f" (tables {tr['teacher_held_quiet_tables']:.3f})"
+                            if "teacher_held_quiet_tables" in tr else ""))
     gt = r.get("gating") or {}
     if "score" in gt:
         parts.append(f"vs best gen {gt['against']}: {gt['wins']}-{gt['losses']}-{gt['draws']}{_points(gt)} "
