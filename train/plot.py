@@ -70,7 +70,8 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
         ax.plot(*_series(recs, "train", "teacher_held_tables"), linestyle="--", color="tab:gray",
                 label="the tables on the held-out games")
         if _series(recs, "train", "teacher_held_quiet")[0]:
-            ax.plot(*_series(recs, "train", "teacher_held_quiet"), marker=".", label="teacher CE, held-out quiet positions")
+            ax.plot(*_series(recs, "train", "teacher_held_quiet"), marker=".",
+                    label="teacher CE, held-out quiet positions")
             ax.plot(*_series(recs, "train", "teacher_held_quiet_tables"), linestyle=":", color="tab:gray",
                     label="the tables on the held-out quiet positions")
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from gomoku.engine.game.rules import parse_rule
 from gomoku.engine.search.evaluation import tables as rule_tables
+from gomoku.engine.search.tuning import decided as announced
 from gomoku.engine.search.tuning import evaluate, game_key, leaf_row, scored_positions, teacher_cross_entropy
 
 from .config import RunError
@@ -59,7 +60,7 @@ class TeacherSet:
     @property
     def decided(self) -> np.ndarray:
         """bool[n]: the positions the teacher announces as won or lost (P exactly 1 or 0)."""
-        return (self.p == 0.0) | (self.p == 1.0)
+        return announced(self.p)
 
     def subset(self, rows: np.ndarray) -> "TeacherSet":
         """The positions `rows`, drawn alike."""
@@ -95,7 +96,8 @@ class TeacherSet:
 
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """n positions drawn with replacement (by `draw` where set): planes float32[n, 6, H, W]
-        (docs/net-format.md; no last-move planes) under a random symmetry of the square each, and value targets float32[n, 3] (win, loss, draw)."""
+        (docs/net-format.md; no last-move planes) under a random symmetry of the square each,
+        and value targets float32[n, 3] (win, loss, draw)."""
         if self.draw is None:
             idx = rng.integers(0, len(self), size=n)
         else:

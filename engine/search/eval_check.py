@@ -19,7 +19,7 @@ import numpy as np
 from gomoku.engine.search.evaluation import tables as rule_tables
 from gomoku.engine.search.learned import mix_rebuild, mix_score
 from gomoku.engine.search.learned_file import LearnedEval
-from gomoku.engine.search.tuning import evaluate, game_key, leaf_row, scored_positions, teacher_cross_entropy
+from gomoku.engine.search.tuning import decided, evaluate, game_key, leaf_row, scored_positions, teacher_cross_entropy
 
 #: the blends reported beside the tables (share 0) and the evaluator alone (share 100)
 SHARES = (30, 50, 70)
@@ -77,14 +77,14 @@ def check_evaluator(paths: Sequence[str], learned: LearnedEval, holdout: float =
     p = np.array(ps, dtype=np.float64)
     tab = evaluate(np.stack(rows), weights)
     net = np.array(nets, dtype=np.float64)
-    decided = (p == 0.0) | (p == 1.0)
-    out = EvalCheck(positions=len(ps), games=len(games), decided=int(decided.sum()))
+    is_decided = decided(p)
+    out = EvalCheck(positions=len(ps), games=len(games), decided=int(is_decided.sum()))
     for share in (0, *shares, 100):
         # the search's integer blend (engine.search.pvs.evaluate)
         blend = tab if share == 0 else net if share == 100 else np.floor_divide(
             share * net + (100 - share) * np.trunc(tab), 100)
         out.loss[share] = teacher_cross_entropy(p, blend, learned.eval_scale)
-        for part, losses in ((~decided, out.loss_quiet), (decided, out.loss_decided)):
+        for part, losses in ((~is_decided, out.loss_quiet), (is_decided, out.loss_decided)):
             if part.any():
                 losses[share] = teacher_cross_entropy(p[part], blend[part], learned.eval_scale)
     q = np.clip(p, 1e-12, 1.0 - 1e-12)

@@ -90,6 +90,13 @@ def teacher_cross_entropy(p: np.ndarray, score: np.ndarray, scale: float) -> flo
     return float(np.mean(-(p * np.log(q) + (1.0 - p) * np.log(1.0 - q))))
 
 
+def decided(p: np.ndarray) -> np.ndarray:
+    """bool[n]: the teacher's probabilities that announce a win or a loss (exactly 1 or 0), the
+    positions a search settles with its threat solvers; the rest are the quiet ones."""
+    p = np.asarray(p)
+    return (p == 0.0) | (p == 1.0)
+
+
 # ----------------------------------------------------------------------------- positions
 
 def leaf_row(board: Board) -> Optional[np.ndarray]:
