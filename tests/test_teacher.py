@@ -106,7 +106,8 @@ def test_a_run_made_before_the_holdout_keeps_training_on_every_scored_game(tmp_p
 
 
 @pytest.mark.parametrize("name", ["pentazen_freestyle_scores_classical.txt.gz",
-                                  "pentazen_freestyle_scores_searchlines.txt.gz"])
+                                  "pentazen_freestyle_scores_searchlines.txt.gz",
+                                  "pentazen_freestyle_scores_searchlines2.txt.gz"])
 def test_the_shipped_learned_evaluator_files_read_as_scored_positions(name: str) -> None:
     """tools/data's files for the learned evaluator: freestyle 15x15, the header's count, and their
     first positions replay as legal, unfinished games with P in [0, 1]."""
