@@ -8,10 +8,10 @@ is a far denser label: `gomoku train --scores FILE` (the files `gomoku tune --sc
 them to every update, with the soft target (P, 1 - P, 0) on the value head only.
 
 A teacher announces some positions as won or lost (P exactly 1 or 0). A deep search settles
-most of those by its threat solvers before it asks the evaluator, so they teach the value head
-little that matters in play, and they pull its logits to the extremes; `--scores-decided-weight`
-draws them less often than the quiet ones (docs/learned-eval.md, "Quiet positions and decided
-ones").
+most of those by its threat solvers before it asks the evaluator, so `--scores-decided-weight`
+can draw them less often than the quiet ones, the positions the search still asks about. (Measured
+in docs/learned-eval.md, "Training for the quiet positions": the held-out quiet positions
+improved, play did not.)
 
 A share of the teacher's games (`--scores-holdout`) is kept out of training, whole games at a
 time: the run's only measure of how well the value head judges positions it has not seen.

@@ -68,8 +68,8 @@ class Training:
         self.clock = clock
         self.every = every
         self.settings = train_settings(folder.cfg)
-        self._teacher: Optional[Any] = None
-        self._held: Optional[Any] = None
+        self._teacher: Optional[TeacherSet] = None
+        self._held: Optional[TeacherSet] = None
         self._held_tables: Optional[float] = None   # the tables' loss on the held-out games (fixed)
         self._held_quiet: Optional[TeacherSet] = None   # their quiet positions, where some are decided
         self._held_quiet_tables: Optional[float] = None
