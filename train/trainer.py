@@ -163,17 +163,22 @@ class Trainer:
         return {"loss": float(loss), **{k: float(v) for k, v in parts.items()}}
 
     @torch.no_grad()
-    def teacher_loss(self, held: Any) -> float:
-        """The value head's cross-entropy against a teacher's soft targets over every position of
-        `held` (a train.teacher.TeacherSet kept out of training), without training."""
+    def teacher_losses(self, held: Any) -> np.ndarray:
+        """float64[n]: the value head's cross-entropy against a teacher's soft target at every
+        position of `held` (a train.teacher.TeacherSet kept out of training), without training;
+        per position, so that one pass serves the mean of any part of them."""
         self.model.eval()
-        total, n = 0.0, 0
+        parts = []
         for planes, target in held.batches():
             v = self.model(torch.from_numpy(planes).to(self.device))[1]
             t = torch.from_numpy(target).to(self.device)
-            total += float(-(t * F.log_softmax(v, dim=1)).sum())
-            n += planes.shape[0]
-        return total / max(1, n)
+            parts.append((-(t * F.log_softmax(v, dim=1)).sum(dim=1)).double().cpu().numpy())
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def teacher_loss(self, held: Any) -> float:
+        """The mean of `teacher_losses` over every position of `held`."""
+        losses = self.teacher_losses(held)
+        return float(losses.mean()) if losses.size else 0.0
 
     # -- checkpoints ------------------------------------------------------------------------------
     def checkpoint(self, meta: dict[str, Any]) -> Checkpoint:

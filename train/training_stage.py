@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+import numpy as np
 import torch
 
 from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE
@@ -71,7 +72,7 @@ class Training:
         self._teacher: Optional[TeacherSet] = None
         self._held: Optional[TeacherSet] = None
         self._held_tables: Optional[float] = None   # the tables' loss on the held-out games (fixed)
-        self._held_quiet: Optional[TeacherSet] = None   # their quiet positions, where some are decided
+        self._held_quiet: Optional[np.ndarray] = None   # which of them are quiet, where some are decided
         self._held_quiet_tables: Optional[float] = None
 
     # -- the first net ----------------------------------------------------------------------------
@@ -124,9 +125,10 @@ class Training:
                     ref = self._held_tables = self._held.tables_loss(self.eval_scale)
                     line += (f"; {len(self._held)} of them ({c.scores_holdout:.0%} of the games) held out"
                              + (f", where the tables' value loss is {ref:.3f}" if ref is not None else ""))
-                    quiet = self._held.quiet()
-                    if quiet is not None and len(quiet) < len(self._held):
-                        self._held_quiet, self._held_quiet_tables = quiet, quiet.tables_loss(self.eval_scale)
+                    quiet = ~self._held.decided
+                    if quiet.any() and not quiet.all():
+                        self._held_quiet = quiet
+                        self._held_quiet_tables = self._held.quiet().tables_loss(self.eval_scale)
                 self.view.log(line)
             trainer.teacher, trainer.teacher_batch = self._teacher, c.scores_batch
         return trainer
@@ -141,11 +143,12 @@ class Training:
         generation record's measure of the value."""
         if self._held is None:
             return {}
-        out = {"teacher_held": round(trainer.teacher_loss(self._held), 5)}
+        losses = trainer.teacher_losses(self._held)
+        out = {"teacher_held": round(float(losses.mean()), 5)}
         if self._held_tables is not None:
             out["teacher_held_tables"] = round(self._held_tables, 5)
         if self._held_quiet is not None:       # the quiet ones apart, where there are both kinds
-            out["teacher_held_quiet"] = round(trainer.teacher_loss(self._held_quiet), 5)
+            out["teacher_held_quiet"] = round(float(losses[self._held_quiet].mean()), 5)
             if self._held_quiet_tables is not None:
                 out["teacher_held_quiet_tables"] = round(self._held_quiet_tables, 5)
         return out
