@@ -175,11 +175,6 @@ class Trainer:
             parts.append((-(t * F.log_softmax(v, dim=1)).sum(dim=1)).double().cpu().numpy())
         return np.concatenate(parts) if parts else np.zeros(0)
 
-    def teacher_loss(self, held: Any) -> float:
-        """The mean of `teacher_losses` over every position of `held`."""
-        losses = self.teacher_losses(held)
-        return float(losses.mean()) if losses.size else 0.0
-
     # -- checkpoints ------------------------------------------------------------------------------
     def checkpoint(self, meta: dict[str, Any]) -> Checkpoint:
         """Weights, Adam state and both RNG states, plus `meta` (game settings, generation, ...)."""
