@@ -60,9 +60,8 @@ class _RowSum(torch.autograd.Function):
 class MixNet(PolicyValueNet):
     """mixF (F features per cell, value MLP of `hidden` units); see the module docstring."""
 
-    def __init__(self, features: int, players: int = 2, rule: str = "freestyle", hidden: int = 32,
-                 conv: bool = False) -> None:
-        super().__init__(f"mixc{features}" if conv else f"mix{features}", players)
+    def __init__(self, features: int, players: int = 2, rule: str = "freestyle", hidden: int = 32) -> None:
+        super().__init__(f"mix{features}", players)
         if players != 2:
             raise ValueError("mix nets are for two players")
         self.features = features
@@ -77,9 +76,6 @@ class MixNet(PolicyValueNet):
         self.b2 = nn.Parameter(torch.zeros(2, 3))
         self.wp = nn.Parameter(torch.randn(2, features) / features ** 0.5)
         self.bp = nn.Parameter(torch.zeros(2))
-        # mixcF: each feature also sees its eight neighbours' (a depthwise 3x3 convolution added
-        # to the cell's own); zero at first, so a mixF net's weights start it where they are
-        self.conv = nn.Parameter(torch.zeros(features, 1, 3, 3)) if conv else None
         self._lookup_cache: list[tuple[torch.Tensor, torch.Tensor]] = []
         self.register_buffer("rule_id", torch.tensor([int(parse_rule(rule))], dtype=torch.int64))
         # lookup tables as small integer types (the ONNX file carries them): widened after each gather
@@ -156,9 +152,6 @@ class MixNet(PolicyValueNet):
         mask = planes[:, 5]                                                   # N,H,W
         side = planes[:, 4, 0, 0].long()                                      # 1: black to move
         hcell = F.relu(self.accumulators(planes)) * mask.unsqueeze(-1)        # N,H,W,F
-        if self.conv is not None:
-            near = F.conv2d(hcell.permute(0, 3, 1, 2), self.conv, padding=1, groups=self.features)
-            hcell = F.relu(hcell + near.permute(0, 2, 3, 1)) * mask.unsqueeze(-1)
         area = mask.sum(dim=(1, 2)).clamp(min=1.0).unsqueeze(-1)
         pooled = hcell.sum(dim=(1, 2)) / area                                 # N,F
         seat = 1 - side                                                       # 0 black to move, 1 white
@@ -173,21 +166,6 @@ class MixNet(PolicyValueNet):
         g = lambda t: t.detach().cpu().numpy().astype(np.float32)
         table = g(self.rows.weight)
         a, b = NUM_SHAPES, NUM_SHAPES + NUM_PATTERN_ROWS
-        weights = {"shape": table[:a], "pattern": table[a:b], "klass": table[b:], "bias": g(self.bias),
-                   "w1": g(self.w1), "b1": g(self.b1),
-                   "w2": g(self.w2), "b2": g(self.b2), "wp": g(self.wp), "bp": g(self.bp)}
-        if self.conv is not None:
-            weights["conv"] = g(self.conv)
-        return weights
-
-
-def widen_to_conv(state: dict[str, torch.Tensor], arch: str, features: int) -> dict[str, torch.Tensor] | None:
-    """A mixF net's weights (`state`, architecture `arch`) as those of the mixcF net of the same
-    width, its convolution at zero: the same net, which training then lets see its neighbours
-    (`gomoku train --arch mixcF --init mixF.safetensors`). None when `arch` is not mixF."""
-    if arch != f"mix{features}":
-        return None
-    widened = dict(state)
-    widened["conv"] = torch.zeros(features, 1, 3, 3)
-    return widened
-
+        return {"shape": table[:a], "pattern": table[a:b], "klass": table[b:], "bias": g(self.bias),
+                "w1": g(self.w1), "b1": g(self.b1),
+                "w2": g(self.w2), "b2": g(self.b2), "wp": g(self.wp), "bp": g(self.bp)}

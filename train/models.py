@@ -22,15 +22,13 @@ Architectures (one table, named by size as KataGo names its nets):
     tfmNcC  transformer (the three-player Gobang paper): a 3x3 stem, then N attention blocks of C channels over all cells
     mixF    the learned evaluator's line-shape net (train.mixnet): F features per cell from table
             lookups of line shapes and patterns, small heads; cheap enough for the alpha-beta
-    mixcF   mixF with a depthwise 3x3 convolution after the lookups: each cell also sees its
-            eight neighbours' features (a better policy, the same value, 0.2x the speed)
     cnn4, rnn4, resnet18
             the Columbia AlphaZero Gomoku paper's other nets (train.paper_models)
     casattN, hybridNcC, cnn3rN
             the three-player Gobang paper's Cascaded Attention and CNN + transformer block
             hybrids (train.attention_models), and its cnn3 + N residual blocks (train.paper_models)
 
-Any of them but mixF and mixcF takes an -fc suffix: the papers' fully connected heads with a tanh value
+Any of them but mixF takes an -fc suffix: the papers' fully connected heads with a tanh value
 (train.paper_models.FCHeads), for one board size, which the name carries (`cnn4-fc8x8`; a bare
 `cnn4-fc` is sized by build_model's `board`). docs/architectures.md has every net's layers and
 parameter counts.
@@ -79,7 +77,7 @@ class ArchSpec:
         if self.kind == "casatt":
             return f"casatt{self.blocks}" + ("" if self.channels == 32 else f"c{self.channels}")
         if self.kind == "mix":
-            return f"mix{self.channels}" if self.blocks == 1 else f"mixc{self.channels}"
+            return f"mix{self.channels}"
         return {"cnn": "cnn3", "skip": "skip3"}.get(self.kind, self.kind)
 
     @property
@@ -90,9 +88,8 @@ class ArchSpec:
 
 
 ARCH_HELP = ("bXcY (ResNet, e.g. b6c64), cnn3, cnn4, rnn4, resnet18, skip3, ffnn, tfmNcC (e.g. tfm2c64), "
-             "casattN (e.g. casatt4), hybridNcC (e.g. hybrid2c64), cnn3rN (e.g. cnn3r1), mixF (e.g. mix32) "
-             "or mixcF (e.g. mixc16); -fc or -fcWxH after any but mixF and mixcF for the papers' fully connected heads "
-             "(one board size)")
+             "casattN (e.g. casatt4), hybridNcC (e.g. hybrid2c64), cnn3rN (e.g. cnn3r1) or mixF (e.g. mix32); "
+             "-fc or -fcWxH after any but mixF for the papers' fully connected heads (one board size)")
 
 _FIXED = {"cnn3": "cnn", "skip3": "skip", "ffnn": "ffnn", "cnn4": "cnn4", "rnn4": "rnn4", "resnet18": "resnet18"}
 
@@ -101,9 +98,9 @@ def _parse_base(name: str, text: str) -> ArchSpec:
     """The architecture of a name without its -fc suffix."""
     if text in _FIXED:
         return ArchSpec(_FIXED[text])
-    m = re.fullmatch(r"mix(c?)(\d+)", text)
+    m = re.fullmatch(r"mix(\d+)", text)
     if m:
-        spec = ArchSpec("mix", 2 if m.group(1) else 1, int(m.group(2)))
+        spec = ArchSpec("mix", 1, int(m.group(1)))
         if not 8 <= spec.channels <= 256 or spec.channels % 8:
             raise ArchError(f"architecture {name!r}: mix features must be a multiple of 8 in 8..256")
         return spec
@@ -274,7 +271,7 @@ def build_model(arch: str, players: int = 2, rule: str = "freestyle",
     if spec.kind == "mix":
         if players != 2:
             raise ArchError(f"{spec.name}: line-shape nets are for two players")
-        return MixNet(spec.channels, players, rule, conv=spec.blocks == 2)
+        return MixNet(spec.channels, players, rule)
     model = _build_trunk(spec, players)
     if not spec.fc:
         return model
@@ -305,7 +302,7 @@ def _build_trunk(spec: ArchSpec, players: int) -> PolicyValueNet:
 
 
 def is_learned_arch(arch: str) -> bool:
-    """Whether an architecture is the alpha-beta's learned evaluator (mixF, mixcF), not an MCTS net."""
+    """Whether an architecture is the alpha-beta's learned evaluator (mixF), not an MCTS net."""
     return parse_arch(arch).kind == "mix"
 
 

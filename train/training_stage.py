@@ -8,7 +8,6 @@ so a resumed generation takes the same samples and the same steps as one never s
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -22,8 +21,7 @@ from gomoku.engine.search.learned_file import evaluator_path
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import RunConfig, RunError
 from .export import export_evaluator, export_model, info_for
-from .mixnet import widen_to_conv
-from .models import build_model, parse_arch
+from .models import build_model
 from .replay import ReplayStore, shard_name
 from .run_folder import RunFolder
 from .teacher import TeacherSet, load_teacher
@@ -85,11 +83,6 @@ class Training:
         if c.init:
             ck = load_checkpoint(c.init)
             self.check_init(ck)
-            spec = parse_arch(c.arch)
-            widened = widen_to_conv(ck.model, ck.arch, spec.channels) if spec.name.startswith("mixc") else None
-            if widened is not None:
-                self.view.log(f"--init {c.init}: the {ck.arch} net as {spec.name}, its convolution at zero")
-                ck = dataclasses.replace(ck, arch=spec.name, model=widened)
             trainer = Trainer.from_checkpoint(ck, self.settings, device=c.device, weights_only=True)
             c.arch = trainer.model.arch          # the run trains the net it starts from
         else:

@@ -19,14 +19,6 @@ The net on top reads:
   classical tables to, so the search's margins keep their meaning);
 * policy: a dot product of a cell's relu(accumulator) with the side to move's policy vector.
 
-A mixcF net puts a depthwise 3x3 convolution between the accumulators and the pooling: each
-cell's features become relu(h + conv(h)) with h = relu(accumulator), so a cell also sees its
-eight neighbours' features. The evaluator keeps that map (`g`, before its relu) and its pool in
-float64, where every product of a 1/QUANT accumulator and a 1/CONV_QUANT kernel weight and
-every sum of them is exact: a changed cell spreads its change of h to the nine cells that read
-it. Such a net is not lazy: scoring a pending move brings it in (the nine-fold spread is
-what a pending score would have to compute anyway).
-
 Everything here allocates nothing and runs without numba's runtime, like the search that
 calls it. The evaluator's state belongs to the search context that owns it (one per player).
 """
@@ -53,12 +45,6 @@ LANES = 8
 QUANT = 256
 #: largest |entry| of a table row: nine rows and a bias per cell, 484 cells, stay below 2**16
 ROW_LIMIT = 7.0
-#: kernel units per unit of a mixcF net's convolution weights (float64 products stay exact)
-CONV_QUANT = 4096
-#: rows of Evaluator.conv: the pool (sum over the board's cells of relu(g)), a cell's change of
-#: relu(accumulator) (scratch), the kernel by (dy + 1) * 3 + dx + 1 (the cell's own weight plus
-#: one, the residual), per made move the pool before it (STACK rows), then g of every cell
-CV_POOL, CV_DH, CV_KERNEL, CV_SAVED = 0, 1, 2, 11
 #: evaluation units per logit of the expected score (the classical tables' Texel K is ~1000)
 DEFAULT_EVAL_SCALE = 1000.0
 #: moves whose undo restores saved accumulators instead of recomputing rows (the search's
@@ -83,7 +69,7 @@ class Evaluator(NamedTuple):
     bp: np.ndarray        # float32[2]
     scale: np.ndarray     # float64[2]: evaluation units per logit; draw value
     acc: np.ndarray       # float32[N, F]: accumulator of every padded cell (board cells kept)
-    pooled: np.ndarray    # float32[F]: sum over the board's cells of relu(acc) (mixF; zero for mixcF)
+    pooled: np.ndarray    # float32[F]: sum over the board's cells of relu(acc)
     hidden: np.ndarray    # float32[H] scratch
     x: np.ndarray         # float32[LANES] scratch: partial sums
     out: np.ndarray       # float32[3] scratch: the last value's logits
@@ -96,9 +82,6 @@ class Evaluator(NamedTuple):
                           # last of them is pending (made on the board, not yet in the accumulators)
     peek: np.ndarray      # float32[F] scratch: the pool a pending move would give
     new_rows: np.ndarray  # int64[1, 9] scratch: the pending move's cell's rows
-    conv: np.ndarray      # float64[CV_G + N, F]: a mixcF net's state by rows (CV_*), one array since
-                          # the search passes this tuple's arrays to its calls one by one (five
-                          # arrays cost the tables' search 4 %); [0, F] for a mixF net
 
 
 def new_evaluator(weights: dict[str, np.ndarray], n_cells: int, eval_scale: float = DEFAULT_EVAL_SCALE,
@@ -113,18 +96,10 @@ def new_evaluator(weights: dict[str, np.ndarray], n_cells: int, eval_scale: floa
                                                -ROW_LIMIT, ROW_LIMIT).astype(np.float32))
     expect = {"shape": (NUM_SHAPES, f), "pattern": (NUM_PATTERN_ROWS, f), "klass": (NUM_CLASS_ROWS, f),
               "w1": (2, h, f), "w2": (2, 3, h), "b2": (2, 3), "wp": (2, f), "bp": (2,)}
-    if "conv" in weights:
-        expect["conv"] = (f, 1, 3, 3)
     for name, shape in expect.items():
         if tuple(weights[name].shape) != shape:
             raise ValueError(f"evaluator weights: {name} has shape {tuple(weights[name].shape)}, expected {shape}")
     f32 = lambda a: np.ascontiguousarray(np.asarray(a, np.float32))
-    state = np.zeros((0, f))
-    if "conv" in weights:
-        kernel = np.asarray(weights["conv"], np.float64).reshape(f, 9).T.copy()
-        kernel[4] += 1.0
-        state = np.zeros((CV_SAVED + stack + n_cells, f))
-        state[CV_KERNEL:CV_KERNEL + 9] = np.clip(np.rint(kernel * CONV_QUANT) / CONV_QUANT, -ROW_LIMIT, ROW_LIMIT)
     return Evaluator(shape=q(weights["shape"]), pattern=q(weights["pattern"]), klass=q(weights["klass"]),
                      bias=q(weights["bias"]), w1t=f32(np.transpose(weights["w1"], (0, 2, 1))), b1=f32(weights["b1"]),
                      w2=f32(weights["w2"]), b2=f32(weights["b2"]), wp=f32(weights["wp"]),
@@ -136,8 +111,7 @@ def new_evaluator(weights: dict[str, np.ndarray], n_cells: int, eval_scale: floa
                      saved_rows=np.zeros((stack, 64, 9), dtype=np.int32),
                      saved_cells=np.zeros((stack, 65), dtype=np.int64),
                      saved_pool=np.zeros((stack, f), dtype=np.float32), depth=np.zeros(2, dtype=np.int64),
-                     peek=np.zeros(f, dtype=np.float32), new_rows=np.zeros((1, 9), dtype=np.int64),
-                     conv=state)
+                     peek=np.zeros(f, dtype=np.float32), new_rows=np.zeros((1, 9), dtype=np.int64))
 
 
 def empty_evaluator(n_cells: int) -> Evaluator:
@@ -191,55 +165,6 @@ def _save(ev: Evaluator, level: np.int64, t: np.int64, j: np.int64) -> None:
     for r in range(9):
         ev.saved_rows[level, t, r] = ev.rows[j, r]
     ev.saved_cells[level, t + 1] = j
-
-
-@njit(cache=True, inline="always")
-def _relu64(a: np.float64) -> np.float64:
-    return a if a > 0.0 else 0.0
-
-
-@njit(cache=True, inline="always")
-def _cv_g(ev: Evaluator) -> np.int64:
-    """The conv state's row of the padded cell 0's g."""
-    return np.int64(CV_SAVED + ev.saved_pool.shape[0])
-
-
-@njit(cache=True, _nrt=False)
-def _spread(st: BoardState, ev: Evaluator, j: np.int64) -> None:
-    """mixcF: cell j's features changed by the CV_DH row; the nine cells whose convolution reads them
-    (those on the board) move their g and the pool with it."""
-    stride = st.steps[1]
-    cv = ev.conv
-    base = _cv_g(ev)
-    for o in range(9):
-        c = j - ((o // 3 - 1) * stride + (o % 3 - 1))
-        if st.cells[c] == 3:
-            continue
-        for f in range(cv.shape[1]):
-            g0 = cv[base + c, f]
-            g1 = g0 + cv[CV_KERNEL + o, f] * cv[CV_DH, f]
-            cv[base + c, f] = g1
-            cv[CV_POOL, f] += _relu64(g1) - _relu64(g0)
-
-
-@njit(cache=True, _nrt=False)
-def _move_rows_conv(st: BoardState, ev: Evaluator, j: np.int64, s1: np.int64, p1: np.int64, c1: np.int64,
-                    d: np.int64) -> None:
-    """_move_rows of a mixcF net: the accumulator as there, then its change of h spread to the
-    nine cells that read it (a call: the mixF loop, inlined in the search, stays as it was)."""
-    s0 = np.int64(ev.rows[j, d])
-    p0 = np.int64(ev.rows[j, 4 + d])
-    c0 = np.int64(ev.rows[j, 8])
-    for f in range(ev.acc.shape[1]):
-        a0 = ev.acc[j, f]
-        a = a0 + (ev.shape[s1, f] - ev.shape[s0, f]) + (ev.pattern[p1, f] - ev.pattern[p0, f]) \
-            + (ev.klass[c1, f] - ev.klass[c0, f])
-        ev.acc[j, f] = a
-        ev.conv[CV_DH, f] = np.float64(_relu(a)) - np.float64(_relu(a0))
-    _spread(st, ev, j)
-    ev.rows[j, d] = s1
-    ev.rows[j, 4 + d] = p1
-    ev.rows[j, 8] = c1
 
 
 @njit(cache=True, inline="always")
@@ -321,34 +246,6 @@ def _update(st: BoardState, ev: Evaluator, m: np.int64, level: np.int64) -> None
 
 
 @njit(cache=True, _nrt=False)
-def _update_conv(st: BoardState, ev: Evaluator, m: np.int64, level: np.int64) -> None:
-    """_update of a mixcF net: the same cells, each spreading its change to its neighbours'
-    g. A copy, and a call: the mixF loop the search inlines stays free of mixcF's branches
-    (a flag in it cost mix16 about 8 % of its nodes/s)."""
-    saved = 0
-    if level >= 0:
-        for f in range(ev.acc.shape[1]):
-            ev.conv[CV_SAVED + level, f] = ev.conv[CV_POOL, f]
-        _save(ev, level, np.int64(0), m)
-        saved = 1
-    empty = st.cells[m] == 0
-    c1 = _class_row(st, m) if empty else np.int64(OCCUPIED_ROW)
-    for d in range(4):
-        p1 = _pattern_row(st, np.int64(d), m) if empty else np.int64(OCCUPIED_ROW)
-        _move_rows_conv(st, ev, m, _shape_row(st, np.int64(d), m), p1, c1, np.int64(d))
-    for d in range(4):
-        for t in range(2 * _reach(st)):
-            j, s1, p1, c1 = _line_cell(st, ev, m, np.int64(d), np.int64(t))
-            if j >= 0:
-                if level >= 0:
-                    _save(ev, level, np.int64(saved), j)
-                    saved += 1
-                _move_rows_conv(st, ev, j, s1, p1, c1, np.int64(d))
-    if level >= 0:
-        ev.saved_cells[level, 0] = saved
-
-
-@njit(cache=True, _nrt=False)
 def mix_rebuild(st: BoardState, ev: Evaluator) -> None:
     """Every board cell's rows, accumulator and the pool from scratch."""
     ev.pooled[:] = 0
@@ -365,28 +262,6 @@ def mix_rebuild(st: BoardState, ev: Evaluator) -> None:
                 a += ev.shape[ev.rows[j, d], f] + ev.pattern[ev.rows[j, 4 + d], f]
             ev.acc[j, f] = a
             ev.pooled[f] += _relu(a)
-    if ev.conv.shape[0]:
-        ev.pooled[:] = 0             # a mixcF net pools g instead (its pool is not kept up)
-        _rebuild_conv(st, ev)
-
-
-@njit(cache=True, _nrt=False)
-def _rebuild_conv(st: BoardState, ev: Evaluator) -> None:
-    """mixcF: g and its pool from the accumulators (walls' accumulators are zero: their h is)."""
-    stride = st.steps[1]
-    cv = ev.conv
-    base = _cv_g(ev)
-    cv[CV_POOL] = 0.0
-    for c in range(st.cells.shape[0]):
-        if st.cells[c] == 3:
-            continue
-        cv[base + c] = 0.0
-        for o in range(9):
-            j = c + (o // 3 - 1) * stride + (o % 3 - 1)
-            for f in range(cv.shape[1]):
-                cv[base + c, f] += cv[CV_KERNEL + o, f] * np.float64(_relu(ev.acc[j, f]))
-        for f in range(cv.shape[1]):
-            cv[CV_POOL, f] += _relu64(cv[base + c, f])
 
 
 @njit(cache=True, inline="always")
@@ -395,12 +270,8 @@ def mix_sync(st: BoardState, ev: Evaluator) -> None:
     the stack has room). Needed before the position's policy is read or a move is made from it."""
     if ev.depth[1] != 0:
         level = ev.depth[0] - 1
-        m = np.int64(st.moves[st.meta[M_COUNT] - 1])
-        level = level if level < ev.saved_pool.shape[0] else np.int64(-1)
-        if ev.conv.shape[0]:
-            _update_conv(st, ev, m, level)
-        else:
-            _update(st, ev, m, level)
+        _update(st, ev, np.int64(st.moves[st.meta[M_COUNT] - 1]),
+                level if level < ev.saved_pool.shape[0] else np.int64(-1))
         ev.depth[1] = 0
 
 
@@ -420,8 +291,6 @@ def mix_make(st: BoardState, ev: Evaluator, m: np.int64) -> None:
 def mix_undo(st: BoardState, ev: Evaluator) -> np.int64:
     """undo_move with the evaluator put back: nothing to do for a pending move; from the stack
     where the move saved its cells (a copy, no table row read), else by recomputing their rows."""
-    if ev.conv.shape[0]:
-        return _undo_conv(st, ev)
     level = ev.depth[0] - 1
     m = undo_move(st)
     if ev.depth[1] != 0:
@@ -438,33 +307,6 @@ def mix_undo(st: BoardState, ev: Evaluator) -> np.int64:
             ev.pooled[f] = ev.saved_pool[level, f]
     else:
         _update(st, ev, m, np.int64(-1))
-    ev.depth[0] = max(level, np.int64(0))
-    return m
-
-
-@njit(cache=True, _nrt=False)
-def _undo_conv(st: BoardState, ev: Evaluator) -> np.int64:
-    """mix_undo of a mixcF net (a call, like _update_conv): each saved cell spreads its change
-    back (exact) before its accumulator is copied back; the pool is copied back."""
-    level = ev.depth[0] - 1
-    m = undo_move(st)
-    if ev.depth[1] != 0:
-        ev.depth[1] = 0
-    elif 0 <= level < ev.saved_pool.shape[0]:
-        nf = ev.acc.shape[1]
-        for t in range(ev.saved_cells[level, 0]):
-            j = ev.saved_cells[level, t + 1]
-            for f in range(nf):
-                ev.conv[CV_DH, f] = np.float64(_relu(ev.saved_acc[level, t, f])) - np.float64(_relu(ev.acc[j, f]))
-            _spread(st, ev, j)
-            for f in range(nf):
-                ev.acc[j, f] = ev.saved_acc[level, t, f]
-            for r in range(9):
-                ev.rows[j, r] = ev.saved_rows[level, t, r]
-        for f in range(nf):
-            ev.conv[CV_POOL, f] = ev.conv[CV_SAVED + level, f]
-    else:
-        _update_conv(st, ev, m, np.int64(-1))
     ev.depth[0] = max(level, np.int64(0))
     return m
 
@@ -507,15 +349,6 @@ def _peek(st: BoardState, ev: Evaluator) -> None:
                 _peek_cell(ev, j, s1, p1, c1, np.int64(d))
 
 
-@njit(cache=True, _nrt=False)
-def _conv_pool(st: BoardState, ev: Evaluator) -> None:
-    """mixcF: bring a pending move in, and its pool into ev.peek (as the MLP reads it). A call,
-    not inlined: the search inlines the evaluator in many places."""
-    mix_sync(st, ev)
-    for f in range(ev.peek.shape[0]):
-        ev.peek[f] = np.float32(ev.conv[CV_POOL, f])
-
-
 @njit(cache=True, inline="always")
 def mix_logits(st: BoardState, ev: Evaluator) -> None:
     """Value logits (win, loss, draw of the side to move) into ev.out (of a pending move's
@@ -529,10 +362,7 @@ def mix_logits(st: BoardState, ev: Evaluator) -> None:
     for i in range(nh):
         ev.hidden[i] = ev.b1[me, i]
     pool = ev.pooled
-    if ev.conv.shape[0]:
-        _conv_pool(st, ev)
-        pool = ev.peek
-    elif ev.depth[1] != 0:
+    if ev.depth[1] != 0:
         _peek(st, ev)
         pool = ev.peek
     for f in range(pool.shape[0]):
@@ -573,10 +403,6 @@ def mix_policy(st: BoardState, ev: Evaluator, j: np.int64) -> np.float32:
     """Policy logit of cell j for the side to move (after mix_sync)."""
     me = st.meta[M_TOMOVE] - 1
     s = ev.bp[me]
-    if ev.conv.shape[0]:
-        for f in range(ev.acc.shape[1]):
-            s += ev.wp[me, f] * np.float32(_relu64(ev.conv[_cv_g(ev) + j, f]))
-        return s
     for f in range(ev.acc.shape[1]):
         s += ev.wp[me, f] * _relu(ev.acc[j, f])
     return s

@@ -5,9 +5,9 @@ and as this file, the same float tables and heads as plain numpy arrays, which t
 quantises when it loads them (engine.search.learned). numpy only: no onnx at play time.
 
 File: an .npz (read with allow_pickle=False) holding the arrays `shape`, `pattern`, `klass`,
-`bias`, `w1`, `b1`, `w2`, `b2`, `wp`, `bp` (a mixcF net's also `conv`) and `meta`, a JSON string:
+`bias`, `w1`, `b1`, `w2`, `b2`, `wp`, `bp` and `meta`, a JSON string:
     format       EVAL_FORMAT
-    arch         mixF or mixcF
+    arch         mixF
     rule         the rule label it was trained for (its pattern lookups are that rule's)
     eval_scale   evaluation units per logit of the expected score
     order_weight move-ordering units per policy logit (0: the policy does not order moves)
@@ -32,8 +32,6 @@ from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE, Evaluator, new_eval
 EVAL_FORMAT = 1
 EVAL_SUFFIX = ".eval.npz"
 ARRAYS = ("shape", "pattern", "klass", "bias", "w1", "b1", "w2", "b2", "wp", "bp")
-#: arrays of some architectures only (mixcF's convolution)
-OPTIONAL_ARRAYS = ("conv",)
 
 
 class EvalFileError(ValueError):
@@ -83,7 +81,7 @@ def save_evaluator(path: str | os.PathLike, weights: dict[str, np.ndarray], arch
             "provenance": provenance or {}}
     buf = io.BytesIO()
     np.savez(buf, meta=np.array(json.dumps(meta, sort_keys=True)),
-             **{k: np.asarray(weights[k], dtype=np.float32) for k in ARRAYS + OPTIONAL_ARRAYS if k in weights})
+             **{k: np.asarray(weights[k], dtype=np.float32) for k in ARRAYS})
     write_atomic_bytes(path, buf.getvalue())
 
 
@@ -95,8 +93,7 @@ def load_evaluator(path: str | os.PathLike) -> LearnedEval:
     try:
         with np.load(p, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
-            weights = {k: np.array(z[k], dtype=np.float32) for k in ARRAYS + OPTIONAL_ARRAYS
-                       if k in ARRAYS or k in z.files}
+            weights = {k: np.array(z[k], dtype=np.float32) for k in ARRAYS}
     except (OSError, ValueError, KeyError) as exc:
         raise EvalFileError(f"{p}: not a learned evaluator file ({str(exc).splitlines()[0]})") from None
     if meta.get("format") != EVAL_FORMAT:
