@@ -156,7 +156,7 @@ def searcher_name(learned: Optional["LearnedEval"]) -> str:
     """How ABOUT, MESSAGE and match reports name the alpha-beta: with the evaluator it uses."""
     if learned is None:
         return CLASSICAL_SEARCHER
-    return f"alpha-beta + VCF/VCT, learned evaluator {learned.name}"
+    return f"alpha-beta + VCF/VCT, learned evaluator {learned.name}{learned.blend}"
 
 
 class Thinker:

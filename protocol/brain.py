@@ -91,15 +91,17 @@ def net_problem(path: str) -> Optional[str]:
 
 
 USAGE = """\
-usage: pbrain-gomoku [-h | --help | --version | --warmup | --net FILE.onnx | --eval FILE.eval.npz]
+usage: pbrain-gomoku [-h | --help | --version | --warmup | --net FILE.onnx | --eval FILE.eval.npz [--share P]]
 
 A Piskvork / Gomocup brain: a manager (Piskvork, c-gomoku-cli, GomocupJudge, Yixin-Board)
 starts it and speaks the protocol on stdin/stdout (START 15, BEGIN, TURN x,y, ...; END).
 --net FILE.onnx plays with that policy-value net + MCTS on the board sizes and rules it was
 trained for and with the classical engine on the others, saying so in one MESSAGE line (INFO
 thread_num sets the net's threads). --eval FILE.eval.npz has the alpha-beta score its positions with that learned
-evaluator under the rule it was trained for (the tables under the others).
-Environment: GOMOKU_NET=FILE is the same as --net, GOMOKU_EVAL=FILE as --eval, GOMOKU_BRAIN_LOG=FILE keeps a log
+evaluator under the rule it was trained for (the tables under the others); --share P gives it
+P % of each leaf's value and the tables the rest (default: what the file says, else 100).
+Environment: GOMOKU_NET=FILE is the same as --net, GOMOKU_EVAL=FILE as --eval, GOMOKU_EVAL_SHARE=P
+as --share, GOMOKU_BRAIN_LOG=FILE keeps a log
 of the session, GOMOKU_TURN_MS=N sets the time per move when the manager sends none (default
 5000). Same as `gomoku brain`.
 --warmup compiles (or loads) the whole engine into numba's cache and exits."""
@@ -125,6 +127,23 @@ def _file_option(args: list[str], flag: str, example: str) -> str:
     return path
 
 
+def _share_option(args: list[str]) -> tuple[list[str], Optional[str]]:
+    """`args` without a `--share P` (or `--share=P`) that follows `--eval FILE`, and P checked
+    (a usage error when it is not a percent); P is None when there was none."""
+    from gomoku.engine.search.learned_file import parse_share
+    for i, arg in enumerate(args[1:], start=1):
+        if arg == "--share" or arg.startswith("--share="):
+            value = args[i + 1] if arg == "--share" and i + 1 < len(args) else arg[len("--share="):]
+            if not value:
+                _usage_error("--share needs a percent: pbrain-gomoku --eval FILE.eval.npz --share 50")
+            try:
+                parse_share(value)
+            except ValueError as exc:
+                _usage_error(f"--share: {exc}")
+            return args[:i] + args[i + (2 if arg == "--share" else 1):], value
+    return args, None
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Console-script entry point. GOMOKU_BRAIN_LOG=path keeps a log of the session.
     Managers start a brain without arguments, or with `--net FILE` (checked here, then served
@@ -133,14 +152,17 @@ def main(argv: Optional[list[str]] = None) -> None:
     anything else is refused."""
     args = sys.argv[1:] if argv is None else argv
     if args and (args[0] == "--eval" or args[0].startswith("--eval=")):
+        args, share = _share_option(args)
         path = _file_option(args, "--eval", "FILE.eval.npz")
-        from gomoku.engine.search.learned_file import EvalFileError, evaluator_path, load_evaluator
+        from gomoku.engine.search.learned_file import SHARE_ENV, EvalFileError, evaluator_path, load_evaluator
         try:
             path = str(evaluator_path(path))
             load_evaluator(path)
         except EvalFileError as exc:
             _usage_error(str(exc))
         os.environ["GOMOKU_EVAL"] = path
+        if share is not None:
+            os.environ[SHARE_ENV] = share
         args = []
     if args and (args[0] == "--net" or args[0].startswith("--net=")):
         path = _file_option(args, "--net", "FILE.onnx")

@@ -125,13 +125,18 @@ class EngineLoader:
         tables play: the brain must answer whatever happens)."""
         if not self.eval_path:
             return {}
-        from gomoku.engine.search.learned_file import EvalFileError, load_evaluator
+        from gomoku.engine.search.learned_file import SHARE_ENV, EvalFileError, load_evaluator, parse_share
         try:
             ev = load_evaluator(self.eval_path)
         except EvalFileError as exc:
             print(f"evaluator not used ({exc}); playing with the tables")
             return {}
-        print(f"evaluator loaded: {self.eval_path} ({ev.arch}, {ev.rule})")
+        if os.environ.get(SHARE_ENV):
+            try:
+                ev.share = parse_share(os.environ[SHARE_ENV])
+            except ValueError as exc:
+                print(f"{SHARE_ENV} not used ({exc}); the evaluator gives share={ev.share}")
+        print(f"evaluator loaded: {self.eval_path} ({ev.arch}, {ev.rule}, share={ev.share})")
         self.evaluator = ev
         return {ev.rule_id: ev}
 
@@ -149,8 +154,14 @@ class EngineLoader:
             describe = getattr(self._thinker, "describe", None)
             if describe is not None:
                 return describe()
-            return CLASSICAL_SEARCHER if not self.eval_path else \
-                f"alpha-beta + VCF/VCT, learned evaluator {os.path.basename(self.eval_path)} (loading)"
+            if not self.eval_path:
+                return CLASSICAL_SEARCHER
+            from gomoku.engine.search.learned_file import SHARE_ENV, parse_share
+            try:
+                blend = f" at share={parse_share(os.environ[SHARE_ENV])}" if os.environ.get(SHARE_ENV) else ""
+            except ValueError:
+                blend = ""
+            return f"alpha-beta + VCF/VCT, learned evaluator {os.path.basename(self.eval_path)}{blend} (loading)"
         if not self.ready.is_set() and not self.finished.is_set():
             return f"net {os.path.basename(self.net_path)} + MCTS (loading), {CLASSICAL_SEARCHER} where it does not apply"
         info = self.net_info

@@ -3,6 +3,7 @@ ONNX export agree; its files load or fail in one line; the alpha-beta keeps its 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -297,3 +298,101 @@ def test_a_share_of_zero_searches_exactly_as_the_tables_do() -> None:
     learned_by_rule[0].share = 50
     half = Searcher(learned=learned_by_rule).search(b.state, max_depth=6)
     assert half.nodes != tables.nodes
+
+
+def test_the_brain_plays_the_blend_it_is_given_and_names_it(tmp_path) -> None:
+    """`pbrain-gomoku --eval FILE --share P` (or GOMOKU_EVAL_SHARE=P) plays the blend a match
+    spec's share=P plays, and ABOUT says so; a share that is no percent is a usage error on
+    stderr before the protocol starts, with nothing on stdout."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    from conftest import Brain
+    pbrain = str(Path(sys.executable).parent / "pbrain-gomoku")
+    model = _net("freestyle")
+    path = tmp_path / "f.eval.npz"
+    save_evaluator(path, model.evaluator_weights(), model.arch, "freestyle")
+    for args, env, share in (([pbrain, "--eval", str(path), "--share", "30"], {}, 30),
+                             ([pbrain, "--eval", str(path)], {"GOMOKU_EVAL_SHARE": "70"}, 70)):
+        log = tmp_path / f"brain{share}.log"
+        with Brain(turn_ms=300, args=args, env={"GOMOKU_BRAIN_LOG": str(log), **env}) as b:
+            b.send("START 15", "INFO timeout_turn 300")
+            assert b.line() == "OK"
+            deadline = time.monotonic() + 120
+            while "engine ready after" not in log.read_text():
+                assert time.monotonic() < deadline, "the brain did not load within 120 s"
+                time.sleep(0.05)
+            b.send("TURN 7,7")
+            b.move(size=(15, 15))
+            b.send("ABOUT")
+            about = b.line()
+            b.end()
+        assert f"learned evaluator f (mix8) at share={share} under freestyle" in about, about
+        assert f"share={share})" in log.read_text()
+    for bad, said in (("150", "share=150 is not a percent (0..100)"), ("", "--share needs a percent")):
+        out = subprocess.run([pbrain, "--eval", str(path), "--share", *([bad] if bad else [])],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and out.stdout == "" and said in out.stderr, (out.stdout, out.stderr)
+        assert len(out.stderr.strip().splitlines()) == 1
+    gomoku = str(Path(sys.executable).parent / "gomoku")
+    out = subprocess.run([gomoku, "brain", "--share", "50"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stdout == "" and "--share needs --eval" in out.stderr, out.stderr
+
+
+DEV_EVAL = Path(__file__).resolve().parent.parent / "weights" / "dev" / "mix16-freestyle-g132-lines.eval.npz"
+
+
+@pytest.mark.parametrize("share", [0, 50, 100])
+def test_the_search_tests_tactics_hold_with_the_trained_evaluator(share: int) -> None:
+    """The tactical positions of the search's tests (a five, a four, an open three, three VCF
+    threats, the eleven-four VCF, a five against a five, a win the width pruning must not
+    invent) give the same answers with the trained freestyle evaluator as with the tables:
+    the solvers decide them, not the leaf value. share=0 is the tables through the learned
+    player's code path; 50 is the blend that plays best."""
+    from gomoku.engine.agent import Thinker
+    from gomoku.engine.search import alphabeta
+    from positions import LONG_VCF, assert_vcf_line, position
+    from test_search import FALSE_WIN, VCF_THREATS, opp_has_vcf
+    ev = load_evaluator(DEV_EVAL)
+    ev.share = share
+    learned_by_rule = {ev.rule_id: ev}
+    think = lambda b, limit: Thinker(learned=learned_by_rule).think(b, limit)   # noqa: E731
+    five = position([(4, 7), (5, 7), (6, 7), (7, 7)], [(3, 7), (10, 10), (11, 11)])
+    r = think(five, Limit(depth=3))
+    assert r.move == (8, 7) and r.info["score"] == "win"
+    four = position([(4, 7), (5, 7), (6, 7), (7, 7)], [(3, 7), (10, 10), (11, 11)], to_move=2)
+    assert think(four, Limit(depth=4)).move == (8, 7)
+    three = position([(5, 7), (6, 7), (7, 7), (0, 0)], [(10, 3), (12, 3), (3, 12)], to_move=2)
+    r = think(three, Limit(nodes=20000))
+    three.play(*r.move)
+    assert r.move in [(4, 7), (8, 7), (3, 7), (9, 7)] and not opp_has_vcf(three)
+    for moves in VCF_THREATS:
+        b = Board.from_moves(15, moves)
+        r = think(b, Limit(nodes=30000))
+        b.play(*r.move)
+        assert not opp_has_vcf(b), (moves, r)
+    long_vcf = Board.from_moves(15, LONG_VCF)
+    r = think(long_vcf, Limit(nodes=200000))
+    assert r.info["score"] == "win" and r.info.get("proof") == "vcf" and assert_vcf_line(long_vcf, r.info["pv"]) >= 11
+    both = Board.from_moves(15, [(10, 6), (7, 8), (7, 6), (6, 5), (9, 7), (8, 6), (10, 7), (8, 7), (8, 5), (9, 5),
+                                 (9, 6), (11, 8), (10, 4), (10, 3), (10, 8), (10, 5), (9, 9), (11, 5), (6, 3),
+                                 (7, 4), (8, 9), (12, 5), (13, 5), (9, 2), (12, 6), (11, 7), (9, 8), (9, 10),
+                                 (11, 6), (13, 6)])
+    r = think(both, Limit(nodes=50000))
+    assert r.move == (7, 10) and r.info["score"] == "win"
+    b = Board.from_moves(15, FALSE_WIN)
+    res = alphabeta.Searcher(learned=learned_by_rule).search(b.state, max_depth=6)
+    assert abs(res.score) < alphabeta.WIN_MIN
+
+
+def test_the_trained_evaluator_alone_finds_the_long_attack_the_tables_miss() -> None:
+    """The 23-ply threat sequence of the search's tests (white wins by (8, 6)), which the search
+    with the shipped tables misses (test_search: an expected failure) and with the blend too:
+    the trained evaluator alone (share=100) orders the search into it within 300 k nodes."""
+    from gomoku.engine.search import alphabeta
+    from test_search import LONG_ATTACK
+    ev = load_evaluator(DEV_EVAL)
+    b = Board.from_moves(15, LONG_ATTACK)
+    found = alphabeta.Searcher(learned={ev.rule_id: ev}).search(b.state, node_limit=300_000)
+    assert b.coords(found.move) == (8, 6) and found.score > alphabeta.WIN_MIN

@@ -18,8 +18,11 @@ import click
 @click.option("--eval", "eval_path", type=click.Path(dir_okay=False), default=None,
               help="Score the alpha-beta's positions with this learned evaluator (NAME.eval.npz) under "
                    "the rule it was trained for (the tables under the others). Also GOMOKU_EVAL=FILE.")
+@click.option("--share", type=click.IntRange(0, 100), default=None,
+              help="With --eval: the percent of each leaf's value the evaluator gives, the tables the "
+                   "rest (default: what the file says, else 100). Also GOMOKU_EVAL_SHARE=P.")
 def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[str],
-          eval_path: Optional[str]) -> None:
+          eval_path: Optional[str], share: Optional[int]) -> None:
     """Run the Piskvork/Gomocup protocol brain on stdin/stdout (for managers and GUIs)."""
     from gomoku.tools.options import output_path
     output_path(log_path or None, "--log")
@@ -37,6 +40,10 @@ def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[st
         except EvalFileError as exc:
             raise click.UsageError(str(exc)) from None
         os.environ["GOMOKU_EVAL"] = eval_path
+    if share is not None:
+        if eval_path is None:
+            raise click.UsageError("--share needs --eval FILE.eval.npz (it blends that evaluator with the tables)")
+        os.environ["GOMOKU_EVAL_SHARE"] = str(share)
     if turn_ms is not None:
         os.environ["GOMOKU_TURN_MS"] = str(turn_ms)
     run(log_path=log_path or os.environ.get("GOMOKU_BRAIN_LOG") or None)

@@ -325,17 +325,18 @@ def _load_tables(path: str, text: str) -> dict:
 
 
 def _learned_by_rule(path: str, text: str, order: Optional[str] = None, share: Optional[str] = None) -> dict:
+    from gomoku.engine.search.learned_file import parse_share
     ev = _load_learned(path, text)
-    for key, value in (("order", order), ("share", share)):
-        if value is None:
-            continue
+    if order is not None:
         try:
-            number = int(value)
+            ev.order_weight = int(order)
         except ValueError:
-            raise SpecError(f"player spec {text!r}: {key}={value!r} is not a whole number") from None
-        if key == "share" and not 0 <= number <= 100:
-            raise SpecError(f"player spec {text!r}: share={number} is not a percent (0..100)")
-        setattr(ev, "order_weight" if key == "order" else "share", number)
+            raise SpecError(f"player spec {text!r}: order={order!r} is not a whole number") from None
+    if share is not None:
+        try:
+            ev.share = parse_share(share)
+        except ValueError as exc:
+            raise SpecError(f"player spec {text!r}: {exc}") from None
     return {ev.rule_id: ev}
 
 
