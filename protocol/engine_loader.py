@@ -26,6 +26,21 @@ BRAIN_PLAYERS = 2
 BRAIN_WIN_LENGTH = 5
 
 
+def _share_from_environment() -> tuple[Optional[int], Optional[str]]:
+    """The evaluator's share that GOMOKU_EVAL_SHARE asks for (None: the file's own), and why a
+    value there is not used (None when it is). `--share P` is checked before the protocol
+    starts; a bad value in the environment is only logged, and the file's share plays: the
+    brain answers its manager whatever its environment says."""
+    from gomoku.engine.search.learned_file import SHARE_ENV, parse_share
+    text = os.environ.get(SHARE_ENV)
+    if not text:
+        return None, None
+    try:
+        return parse_share(text), None
+    except ValueError as exc:
+        return None, f"{SHARE_ENV} not used ({exc})"
+
+
 class EngineLoader:
     """Holds the engine modules once loaded: `board_mod` (Board, IllegalMove) and `think`."""
 
@@ -47,6 +62,8 @@ class EngineLoader:
         self.net_path = net if net is not None else (os.environ.get("GOMOKU_NET") or None)
         # a learned evaluator for the alpha-beta (`--eval FILE` / GOMOKU_EVAL) under its rule
         self.eval_path = evaluator if evaluator is not None else (os.environ.get("GOMOKU_EVAL") or None)
+        # its share of the leaf value (`--share P` / GOMOKU_EVAL_SHARE), None for the file's own
+        self.eval_share, self._share_problem = _share_from_environment()
         self.searcher: Any = None              # says which searcher plays a board (ABOUT, MESSAGE)
         # what the net and the evaluator are, once loaded (or why they were not): set before
         # `ready`, read by the session to tell the manager when a game is not theirs
@@ -125,17 +142,16 @@ class EngineLoader:
         tables play: the brain must answer whatever happens)."""
         if not self.eval_path:
             return {}
-        from gomoku.engine.search.learned_file import SHARE_ENV, EvalFileError, load_evaluator, parse_share
+        from gomoku.engine.search.learned_file import EvalFileError, load_evaluator
         try:
             ev = load_evaluator(self.eval_path)
         except EvalFileError as exc:
             print(f"evaluator not used ({exc}); playing with the tables")
             return {}
-        if os.environ.get(SHARE_ENV):
-            try:
-                ev.share = parse_share(os.environ[SHARE_ENV])
-            except ValueError as exc:
-                print(f"{SHARE_ENV} not used ({exc}); the evaluator gives share={ev.share}")
+        if self._share_problem:
+            print(f"{self._share_problem}; the evaluator gives share={ev.share}")
+        if self.eval_share is not None:
+            ev.share = self.eval_share
         print(f"evaluator loaded: {self.eval_path} ({ev.arch}, {ev.rule}, share={ev.share})")
         self.evaluator = ev
         return {ev.rule_id: ev}
@@ -156,11 +172,7 @@ class EngineLoader:
                 return describe()
             if not self.eval_path:
                 return CLASSICAL_SEARCHER
-            from gomoku.engine.search.learned_file import SHARE_ENV, parse_share
-            try:
-                blend = f" at share={parse_share(os.environ[SHARE_ENV])}" if os.environ.get(SHARE_ENV) else ""
-            except ValueError:
-                blend = ""
+            blend = f" at share={self.eval_share}" if self.eval_share is not None else ""
             return f"alpha-beta + VCF/VCT, learned evaluator {os.path.basename(self.eval_path)}{blend} (loading)"
         if not self.ready.is_set() and not self.finished.is_set():
             return f"net {os.path.basename(self.net_path)} + MCTS (loading), {CLASSICAL_SEARCHER} where it does not apply"

@@ -313,16 +313,20 @@ def test_the_brain_plays_the_blend_it_is_given_and_names_it(tmp_path) -> None:
     model = _net("freestyle")
     path = tmp_path / "f.eval.npz"
     save_evaluator(path, model.evaluator_weights(), model.arch, "freestyle")
+
+    def loaded(log: Path) -> None:               # the moves that count come once it has loaded
+        deadline = time.monotonic() + 120
+        while "engine ready after" not in log.read_text():
+            assert time.monotonic() < deadline, "the brain did not load within 120 s"
+            time.sleep(0.05)
+
     for args, env, share in (([pbrain, "--eval", str(path), "--share", "30"], {}, 30),
                              ([pbrain, "--eval", str(path)], {"GOMOKU_EVAL_SHARE": "70"}, 70)):
         log = tmp_path / f"brain{share}.log"
         with Brain(turn_ms=300, args=args, env={"GOMOKU_BRAIN_LOG": str(log), **env}) as b:
             b.send("START 15", "INFO timeout_turn 300")
             assert b.line() == "OK"
-            deadline = time.monotonic() + 120
-            while "engine ready after" not in log.read_text():
-                assert time.monotonic() < deadline, "the brain did not load within 120 s"
-                time.sleep(0.05)
+            loaded(log)
             b.send("TURN 7,7")
             b.move(size=(15, 15))
             b.send("ABOUT")
@@ -330,6 +334,17 @@ def test_the_brain_plays_the_blend_it_is_given_and_names_it(tmp_path) -> None:
             b.end()
         assert f"learned evaluator f (mix8) at share={share} under freestyle" in about, about
         assert f"share={share})" in log.read_text()
+    log = tmp_path / "brain-bad.log"              # a bad environment is logged, never fatal
+    with Brain(turn_ms=300, args=[pbrain, "--eval", str(path)],
+               env={"GOMOKU_BRAIN_LOG": str(log), "GOMOKU_EVAL_SHARE": "half"}) as b:
+        b.send("START 15")
+        assert b.line() == "OK"
+        loaded(log)
+        b.send("BEGIN")
+        b.move(size=(15, 15))
+        b.end()
+    assert "GOMOKU_EVAL_SHARE not used (share='half' is not a whole number); the evaluator gives share=100" \
+        in log.read_text()
     for bad, said in (("150", "share=150 is not a percent (0..100)"), ("", "--share needs a percent")):
         out = subprocess.run([pbrain, "--eval", str(path), "--share", *([bad] if bad else [])],
                              capture_output=True, text=True, timeout=60)
