@@ -130,7 +130,7 @@ def _file_option(args: list[str], flag: str, example: str) -> str:
 def _share_option(args: list[str]) -> tuple[list[str], Optional[str]]:
     """`args` without a `--share P` (or `--share=P`) that follows `--eval FILE`, and P checked
     (a usage error when it is not a percent); P is None when there was none."""
-    from gomoku.engine.search.learned_file import parse_share
+    from gomoku.engine.search.blend import parse_share
     for i, arg in enumerate(args[1:], start=1):
         if arg == "--share" or arg.startswith("--share="):
             value = args[i + 1] if arg == "--share" and i + 1 < len(args) else arg[len("--share="):]
@@ -154,7 +154,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     if args and (args[0] == "--eval" or args[0].startswith("--eval=")):
         args, share = _share_option(args)
         path = _file_option(args, "--eval", "FILE.eval.npz")
-        from gomoku.engine.search.learned_file import SHARE_ENV, EvalFileError, evaluator_path, load_evaluator
+        from gomoku.engine.search.blend import SHARE_ENV
+        from gomoku.engine.search.learned_file import EvalFileError, evaluator_path, load_evaluator
         try:
             path = str(evaluator_path(path))
             load_evaluator(path)

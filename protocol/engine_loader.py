@@ -21,6 +21,8 @@ import time
 import traceback
 from typing import Any, Iterator, Optional
 
+from gomoku.engine.search.blend import SHARE_ENV, blend_words, parse_share
+
 #: Every game a Piskvork brain plays: two players, five in a row (the rules differ).
 BRAIN_PLAYERS = 2
 BRAIN_WIN_LENGTH = 5
@@ -31,7 +33,6 @@ def _share_from_environment() -> tuple[Optional[int], Optional[str]]:
     value there is not used (None when it is). `--share P` is checked before the protocol
     starts; a bad value in the environment is only logged, and the file's share plays: the
     brain answers its manager whatever its environment says."""
-    from gomoku.engine.search.learned_file import SHARE_ENV, parse_share
     text = os.environ.get(SHARE_ENV)
     if not text:
         return None, None
@@ -172,7 +173,7 @@ class EngineLoader:
                 return describe()
             if not self.eval_path:
                 return CLASSICAL_SEARCHER
-            blend = f" at share={self.eval_share}" if self.eval_share is not None else ""
+            blend = blend_words(self.eval_share) if self.eval_share is not None else ""
             return f"alpha-beta + VCF/VCT, learned evaluator {os.path.basename(self.eval_path)}{blend} (loading)"
         if not self.ready.is_set() and not self.finished.is_set():
             return f"net {os.path.basename(self.net_path)} + MCTS (loading), {CLASSICAL_SEARCHER} where it does not apply"

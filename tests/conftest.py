@@ -182,6 +182,15 @@ class Brain:
                 pass
 
 
+def wait_in_log(log: Path, text: str, seconds: float = 120.0) -> None:
+    """Wait until the brain's log (GOMOKU_BRAIN_LOG) says `text`: the moves that test a loaded
+    engine come after "engine ready after", not after a guess at how long loading takes."""
+    deadline = time.monotonic() + seconds
+    while text not in (log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline, f"{text!r} not in the brain's log within {seconds:.0f} s"
+        time.sleep(0.02)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _numba_warm():
     from gomoku.engine.warmup import warm_up

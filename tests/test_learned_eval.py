@@ -306,27 +306,18 @@ def test_the_brain_plays_the_blend_it_is_given_and_names_it(tmp_path) -> None:
     stderr before the protocol starts, with nothing on stdout."""
     import subprocess
     import sys
-    import time
-    from pathlib import Path
-    from conftest import Brain
+    from conftest import Brain, wait_in_log
     pbrain = str(Path(sys.executable).parent / "pbrain-gomoku")
     model = _net("freestyle")
     path = tmp_path / "f.eval.npz"
     save_evaluator(path, model.evaluator_weights(), model.arch, "freestyle")
-
-    def loaded(log: Path) -> None:               # the moves that count come once it has loaded
-        deadline = time.monotonic() + 120
-        while "engine ready after" not in log.read_text():
-            assert time.monotonic() < deadline, "the brain did not load within 120 s"
-            time.sleep(0.05)
-
     for args, env, share in (([pbrain, "--eval", str(path), "--share", "30"], {}, 30),
                              ([pbrain, "--eval", str(path)], {"GOMOKU_EVAL_SHARE": "70"}, 70)):
         log = tmp_path / f"brain{share}.log"
         with Brain(turn_ms=300, args=args, env={"GOMOKU_BRAIN_LOG": str(log), **env}) as b:
             b.send("START 15", "INFO timeout_turn 300")
             assert b.line() == "OK"
-            loaded(log)
+            wait_in_log(log, "engine ready after")
             b.send("TURN 7,7")
             b.move(size=(15, 15))
             b.send("ABOUT")
@@ -339,7 +330,7 @@ def test_the_brain_plays_the_blend_it_is_given_and_names_it(tmp_path) -> None:
                env={"GOMOKU_BRAIN_LOG": str(log), "GOMOKU_EVAL_SHARE": "half"}) as b:
         b.send("START 15")
         assert b.line() == "OK"
-        loaded(log)
+        wait_in_log(log, "engine ready after")
         b.send("BEGIN")
         b.move(size=(15, 15))
         b.end()
@@ -368,7 +359,7 @@ def test_the_search_tests_tactics_hold_with_the_trained_evaluator(share: int) ->
     from gomoku.engine.agent import Thinker
     from gomoku.engine.search import alphabeta
     from positions import LONG_VCF, assert_vcf_line, position
-    from test_search import FALSE_WIN, VCF_THREATS, opp_has_vcf
+    from test_search import FALSE_WIN, FIVE_AGAINST_FIVE, VCF_THREATS, opp_has_vcf
     ev = load_evaluator(DEV_EVAL)
     ev.share = share
     learned_by_rule = {ev.rule_id: ev}
@@ -390,10 +381,7 @@ def test_the_search_tests_tactics_hold_with_the_trained_evaluator(share: int) ->
     long_vcf = Board.from_moves(15, LONG_VCF)
     r = think(long_vcf, Limit(nodes=200000))
     assert r.info["score"] == "win" and r.info.get("proof") == "vcf" and assert_vcf_line(long_vcf, r.info["pv"]) >= 11
-    both = Board.from_moves(15, [(10, 6), (7, 8), (7, 6), (6, 5), (9, 7), (8, 6), (10, 7), (8, 7), (8, 5), (9, 5),
-                                 (9, 6), (11, 8), (10, 4), (10, 3), (10, 8), (10, 5), (9, 9), (11, 5), (6, 3),
-                                 (7, 4), (8, 9), (12, 5), (13, 5), (9, 2), (12, 6), (11, 7), (9, 8), (9, 10),
-                                 (11, 6), (13, 6)])
+    both = Board.from_moves(15, FIVE_AGAINST_FIVE)
     r = think(both, Limit(nodes=50000))
     assert r.move == (7, 10) and r.info["score"] == "win"
     b = Board.from_moves(15, FALSE_WIN)

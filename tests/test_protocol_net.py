@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MOVE_RE, Brain
+from conftest import MOVE_RE, Brain, wait_in_log
 
 from netfiles import conv_net, uniform_net
 
@@ -32,7 +32,7 @@ def test_brain_with_a_net_plays_legal_searched_moves_and_says_so(net8, tmp_path)
         # after START all came before it was usable on a busy machine (ready after 1-2 s), and
         # with a load average of 7-12 four moves after 'engine ready' all found a warm-up step
         # holding the engine at their soft deadline; every one was a fallback
-        _wait_in_log(log, "engine warmed up")
+        wait_in_log(log, "engine warmed up")
         played, messages = set(), []
         for x, y in [(3, 3), (4, 4), (2, 5), (6, 1)]:
             b.send(f"TURN {x},{y}")
@@ -61,7 +61,7 @@ def test_brain_with_a_net_uses_the_classical_engine_where_the_net_has_no_claim(n
         b.send("START 15")
         assert b.line() == "OK"
         b.send("INFO timeout_turn 2000")
-        _wait_in_log(log, "engine warmed up")
+        wait_in_log(log, "engine warmed up")
         b.send("BOARD", "7,7,2", "8,8,1", "6,8,2", "DONE")   # a searched move, not an opening one
         messages = []
         reply = b.line()
@@ -82,12 +82,6 @@ def test_a_bad_net_is_refused_before_the_protocol_starts(tmp_path):
 PBRAIN = str(Path(sys.executable).parent / "pbrain-gomoku")
 
 
-def _wait_in_log(log: Path, text: str, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while text not in (log.read_text() if log.exists() else ""):
-        assert time.monotonic() < deadline, f"{text!r} not in the brain's log within {seconds:.0f} s"
-        time.sleep(0.02)
-
 
 def _settled_threads(pid: int, seconds: float = 0.6) -> int:
     """The brain's OS thread count once a move's short-lived threads (thinker, watchdog) are
@@ -104,7 +98,7 @@ def _net_move(b: Brain, log: Path, xy: tuple[int, int]) -> None:
     """TURN xy and wait until the brain's log has the answer (printed just after the move)."""
     b.send(f"TURN {xy[0]},{xy[1]}")
     x, y = b.move(size=(8, 8))
-    _wait_in_log(log, f"answer '{x},{y}' by ", 5.0)
+    wait_in_log(log, f"answer '{x},{y}' by ", 5.0)
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc (Linux)")
@@ -118,7 +112,7 @@ def test_info_thread_num_sets_the_nets_onnxruntime_threads_clamped_to_the_cores(
         b.send("START 8")
         assert b.line() == "OK"
         b.send("INFO timeout_turn 1000")
-        _wait_in_log(log, "engine warmed up")
+        wait_in_log(log, "engine warmed up")
         assert "onnxruntime threads: 1)" in log.read_text()
         _net_move(b, log, (3, 3))
         base = _settled_threads(b.proc.pid)
@@ -147,7 +141,7 @@ def test_thread_num_sent_before_the_net_has_loaded_is_kept(net8, tmp_path):
     with Brain(turn_ms=400, args=[PBRAIN, "--net", net8], env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
         b.send("START 8", "INFO thread_num 2")
         assert b.line() == "OK"
-        _wait_in_log(log, "engine ready after")
+        wait_in_log(log, "engine ready after")
         b.end()
     assert f"onnxruntime threads: {min(2, usable_cores())})" in log.read_text()
 
@@ -157,7 +151,7 @@ def test_pbrain_with_a_net_plays_the_net_and_refuses_a_bad_one_in_one_line(net8,
     with Brain(turn_ms=400, args=[PBRAIN, f"--net={net8}"], env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
         b.send("START 8")
         assert b.line() == "OK"
-        _wait_in_log(log, "engine ready after")
+        wait_in_log(log, "engine ready after")
         b.send("BEGIN")
         b.move(size=(8, 8))
         b.end()

@@ -4,12 +4,11 @@ MESSAGE line before its move, what the net is and what the game is; never a cras
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import MOVE_RE, Brain
+from conftest import MOVE_RE, Brain, wait_in_log
 
 PBRAIN = str(Path(sys.executable).parent / "pbrain-gomoku")
 WEIGHTS = Path(__file__).resolve().parent.parent / "weights"
@@ -19,12 +18,6 @@ NET3P = str(WEIGHTS / "3p-8x8k4-cnn3.onnx")       # three players, four in a row
 RENJU_NOTICE = ("MESSAGE net 15x15k5-b4c32.onnx is a freestyle net (two players, five in a row, trained "
                 "on 15x15); this game is renju 15x15: playing the classical engine")
 
-
-def _wait_in_log(log: Path, text: str, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while text not in (log.read_text() if log.exists() else ""):
-        assert time.monotonic() < deadline, f"{text!r} not in the brain's log within {seconds:.0f} s"
-        time.sleep(0.02)
 
 
 def _reply(b: Brain, *lines: str) -> tuple[list[str], tuple[int, int]]:
@@ -50,7 +43,7 @@ def test_a_wrong_rule_net_is_told_once_then_the_classical_engine_plays(tmp_path:
         b.send("START 15")
         assert b.line() == "OK"
         b.send("INFO rule 4", "INFO timeout_turn 300")
-        _wait_in_log(log, "engine ready after")
+        wait_in_log(log, "engine ready after")
         messages, first = _reply(b, "BEGIN")
         assert messages[:1] == [RENJU_NOTICE], messages
         messages, _ = _reply(b, "TURN 8,8" if first != (8, 8) else "TURN 6,6")
@@ -82,7 +75,7 @@ def test_the_notice_comes_with_a_move_asked_for_while_the_net_loads(tmp_path: Pa
         said: list[str] = []
         messages, first = _reply(b)
         said += _notices(messages)
-        _wait_in_log(log, "engine ready after")
+        wait_in_log(log, "engine ready after")
         messages, _ = _reply(b, "TURN 8,8" if first != (8, 8) else "TURN 6,6")
         said += _notices(messages)
         assert said == [RENJU_NOTICE]
@@ -94,7 +87,7 @@ def test_a_three_player_net_is_named_as_one_and_the_classical_engine_plays(tmp_p
     with Brain(turn_ms=300, args=[PBRAIN, "--net", NET3P], env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
         b.send("START 8")
         assert b.line() == "OK"
-        _wait_in_log(log, "engine ready after")
+        wait_in_log(log, "engine ready after")
         messages, _ = _reply(b, "BEGIN")
         assert messages[:1] == [
             "MESSAGE net 3p-8x8k4-cnn3.onnx is a freestyle net (three players, four in a row, trained on 8x8); "
@@ -113,7 +106,7 @@ def test_a_net_named_by_the_environment_that_does_not_load_is_told(tmp_path: Pat
     with Brain(turn_ms=300, env={"GOMOKU_NET": str(missing), "GOMOKU_BRAIN_LOG": str(log)}) as b:
         b.send("START 15", "INFO timeout_turn 300")
         assert b.line() == "OK"
-        _wait_in_log(log, "engine ready after")
+        wait_in_log(log, "engine ready after")
         said = []
         for move in ("TURN 7,7", "TURN 3,3"):
             messages, _ = _reply(b, move)
@@ -134,7 +127,7 @@ def test_an_evaluator_of_another_rule_is_told_and_the_tables_play(tmp_path: Path
     with Brain(turn_ms=300, args=[PBRAIN, "--eval", str(path)], env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
         b.send("START 15", "INFO timeout_turn 300")
         assert b.line() == "OK"
-        _wait_in_log(log, "engine ready after")
+        wait_in_log(log, "engine ready after")
         messages, _ = _reply(b, "BEGIN")
         assert _notices(messages) == [
             "MESSAGE evaluator r.eval.npz is a renju evaluator (mix8, any board size); this game is "

@@ -167,16 +167,18 @@ def test_lost_position_still_gives_a_legal_move():
     assert r.info["score"] == "loss"
 
 
+# From a real game (c-gomoku-cli vs PentaZen): both sides have a five-point; the search used
+# to block (11,4) instead of winning at (7,10).
+FIVE_AGAINST_FIVE = [(10, 6), (7, 8), (7, 6), (6, 5), (9, 7), (8, 6), (10, 7), (8, 7), (8, 5), (9, 5), (9, 6),
+                     (11, 8), (10, 4), (10, 3), (10, 8), (10, 5), (9, 9), (11, 5), (6, 3), (7, 4), (8, 9),
+                     (12, 5), (13, 5), (9, 2), (12, 6), (11, 7), (9, 8), (9, 10), (11, 6), (13, 6)]
+
+
 def test_own_five_beats_blocking_the_opponents_five():
-    # From a real game (c-gomoku-cli vs PentaZen): both sides have a five-point; the search
-    # used to block (11,4) instead of winning at (7,10).
     from gomoku.engine.agent import think
     from gomoku.engine.game.board import Board
     from gomoku.engine.limits import Limit
-    moves = [(10, 6), (7, 8), (7, 6), (6, 5), (9, 7), (8, 6), (10, 7), (8, 7), (8, 5), (9, 5), (9, 6),
-             (11, 8), (10, 4), (10, 3), (10, 8), (10, 5), (9, 9), (11, 5), (6, 3), (7, 4), (8, 9),
-             (12, 5), (13, 5), (9, 2), (12, 6), (11, 7), (9, 8), (9, 10), (11, 6), (13, 6)]
-    b = Board.from_moves(15, moves)
+    b = Board.from_moves(15, FIVE_AGAINST_FIVE)
     assert b.would_win(7, 10) and b.would_win(11, 4, color=3 - b.to_move)
     r = think(b, Limit(turn_time=0.5))
     assert r.move == (7, 10)

@@ -43,7 +43,8 @@ def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[st
     if share is not None:
         if eval_path is None:
             raise click.UsageError("--share needs --eval FILE.eval.npz (it blends that evaluator with the tables)")
-        os.environ["GOMOKU_EVAL_SHARE"] = str(share)
+        from gomoku.engine.search.blend import SHARE_ENV
+        os.environ[SHARE_ENV] = str(share)
     if turn_ms is not None:
         os.environ["GOMOKU_TURN_MS"] = str(turn_ms)
     run(log_path=log_path or os.environ.get("GOMOKU_BRAIN_LOG") or None)

@@ -325,7 +325,7 @@ def _load_tables(path: str, text: str) -> dict:
 
 
 def _learned_by_rule(path: str, text: str, order: Optional[str] = None, share: Optional[str] = None) -> dict:
-    from gomoku.engine.search.learned_file import parse_share
+    from gomoku.engine.search.blend import parse_share
     ev = _load_learned(path, text)
     if order is not None:
         try:

@@ -27,6 +27,7 @@ import numpy as np
 
 from gomoku.engine.fileio import write_atomic_bytes
 from gomoku.engine.game.rules import parse_rule
+from gomoku.engine.search.blend import blend_words
 from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE, Evaluator, new_evaluator
 
 EVAL_FORMAT = 1
@@ -63,32 +64,12 @@ class LearnedEval:
 
     @property
     def blend(self) -> str:
-        """How it is played besides its own value, in the player spec's words (' at share=50',
-        ' at share=50, order=50'), or '' for the evaluator alone: one file played two ways makes
-        two players, and ABOUT, MESSAGE and reports must say which one played."""
-        parts = [f"{key}={value}" for key, value, alone in
-                 (("share", self.share, 100), ("order", self.order_weight, 0)) if value != alone]
-        return f" at {', '.join(parts)}" if parts else ""
+        """How it is played besides its own value (`blend.blend_words`): ' at share=50', or ''."""
+        return blend_words(self.share, self.order_weight)
 
     def evaluator(self, n_cells: int, draw_value: float = 0.0) -> Evaluator:
         """A fresh numba evaluator of these weights for boards of `n_cells` padded cells."""
         return new_evaluator(self.weights, n_cells, self.eval_scale, draw_value)
-
-
-#: the environment variable that sets the brain's blend (`pbrain-gomoku --eval FILE --share P`)
-SHARE_ENV = "GOMOKU_EVAL_SHARE"
-
-
-def parse_share(text: str) -> int:
-    """A share of the leaf value (a whole percent, 0..100) from a command line or the
-    environment; ValueError with a one-line reason otherwise."""
-    try:
-        share = int(str(text).strip())
-    except ValueError:
-        raise ValueError(f"share={text!r} is not a whole number") from None
-    if not 0 <= share <= 100:
-        raise ValueError(f"share={share} is not a percent (0..100)")
-    return share
 
 
 def evaluator_path(net_path: str | os.PathLike) -> Path:
