@@ -179,7 +179,13 @@ def test_match_colour_alternation_and_summary():
     assert sum(aw) == 3
     lines = summary.report_lines()
     assert lines[0].startswith(f"Score of random vs other: {w} - {l} - {d}")
-    assert lines[-1].startswith("Elo difference: ")
+    assert lines[-2].startswith("Elo difference: ")
+    # the three colour-swapped pairs, by the points A took from each
+    penta = summary.pentanomial()
+    assert penta.pairs == 3 and lines[-1].startswith(f"Ptnml(0-2): {', '.join(map(str, penta.counts))}  (3 pairs)")
+    scores = [r.a_score for r in summary.results]
+    assert sorted(int(2 * (scores[2 * k] + scores[2 * k + 1])) for k in range(3)) == \
+        sorted(i for i, c in enumerate(penta.counts) for _ in range(c))
     # same seed, same games: results do not depend on timing
     again = Match("random", "random:name=other", settings).run()
     assert [r.moves for r in again.results] == [r.moves for r in summary.results]
@@ -187,7 +193,7 @@ def test_match_colour_alternation_and_summary():
 
 def test_sprt_stops_the_match_early():
     """A wins most games (B resigns), some draws (move-count adjudication), few losses."""
-    plan = "WWDWWLWWDW" * 20
+    plan = "WWDWWLWWDW" * 40
 
     class Planned(Scripted):
         def __init__(self, lose_on, name):
@@ -200,11 +206,11 @@ def test_sprt_stops_the_match_early():
             return self.rand.play(board, limit)
 
     a, b = Planned("L", "A"), Planned("W", "B")
-    settings = MatchSettings(GameSettings(15, turn_time=1.0, draw_after=12), games=200, seed=1,
+    settings = MatchSettings(GameSettings(15, turn_time=1.0, draw_after=12), games=400, seed=1,
                              sprt=SprtSettings(0, 10, 0.05, 0.05))
     summary = Match(a, b, settings).run()
     assert summary.sprt is not None and summary.sprt.decision == "H1"
-    assert len(summary.results) < 200
+    assert len(summary.results) < 400
     assert summary.stopped.startswith("SPRT")
     assert summary.sprt.llr >= summary.sprt.upper
 

@@ -114,3 +114,88 @@ def test_elo_line_after_a_sweep_gives_a_bound_not_inf_nan():
     assert "no games" in stats.elo_line(0, 0, 0)
     lo, hi = stats.score_interval(10, 0, 0)
     assert 0.6 < lo < 1 and hi == 1.0
+
+
+# ---------------------------------------------------------------------------------------
+# Game pairs (pentanomial). Reference values: fastchess match reports quoted in public
+# repositories (its Elo, nElo and GSPRT are fishtest's formulas; its SPRT model is
+# "normalized" by default), printed to two decimals.
+
+@pytest.mark.parametrize(
+    "counts,elo,err,nelo,nerr",
+    [
+        ((352, 579, 1264, 743, 464), 19.83, 6.77, 24.25, 8.26),     # Zeno doubled-passed-pawns
+        ((0, 0, 1, 8, 1), 190.85, 65.54, 549.34, 152.27),          # a 20-game test
+        ((1, 10, 78, 48, 13), 72.85, 22.33, 132.30, 39.32),        # sf19 small net vs sf18
+        ((0, 1, 0, 1, 0), 0.0, 296.58, 0.0, 340.48),               # 4 games
+    ],
+)
+def test_pentanomial_elo_matches_fastchess_reports(counts, elo, err, nelo, nerr):
+    p = stats.Pentanomial(counts)
+    assert round(p.elo(), 2) == pytest.approx(elo, abs=1e-9)
+    assert round(p.elo_error(), 2) == pytest.approx(err, abs=1e-9)
+    n, ne = p.normalized_elo()
+    assert (round(n, 2), round(ne, 2)) == (pytest.approx(nelo, abs=1e-9), pytest.approx(nerr, abs=1e-9))
+
+
+@pytest.mark.parametrize(
+    "counts,elo0,elo1,llr",
+    [
+        ((352, 579, 1264, 743, 464), 9.0, 16.0, 4.60),      # Zeno: "LLR: 4.60 ... [9.00, 16.00]"
+        ((0, 0, 1, 8, 1), 0.0, 50.0, 1.24),                 # "LLR: 1.24 (42.1%) (-2.94, 2.94) [0.00, 50.00]"
+    ],
+)
+def test_normalized_gsprt_matches_fastchess_reports(counts, elo0, elo1, llr):
+    p = stats.Pentanomial(counts)
+    assert round(p.llr(elo0, elo1, "normalized"), 2) == pytest.approx(llr, abs=1e-9)
+    res = p.sprt(elo0, elo1, 0.05, 0.05, "normalized")
+    assert round(res.percent, 1) == pytest.approx(42.1) if counts == (0, 0, 1, 8, 1) else res.decision == "H1"
+
+
+def test_logistic_gsprt_tends_to_the_normal_approximation():
+    """On many pairs the exact GSPRT and its normal approximation (N/2 ((mu-s0)^2 - (mu-s1)^2)
+    / var, fishtest's LLR_alt2) agree: here within 0.1 %."""
+    p = stats.Pentanomial((1200, 8000, 17000, 8300, 1300))
+    mu, var = p.mean_var()
+    s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (0.0, 2.0))
+    approx = 0.5 * p.pairs * ((mu - s0) ** 2 - (mu - s1) ** 2) / var
+    assert p.llr(0.0, 2.0) == pytest.approx(approx, rel=1e-3)
+    assert p.llr(0.0, 2.0) == pytest.approx(4.607, abs=1e-3)
+
+
+def test_gsprt_hand_cases():
+    even = stats.Pentanomial((10, 40, 100, 40, 10))
+    # a symmetric sample says nothing for or against symmetric hypotheses around 0
+    assert even.llr(-5.0, 5.0) == pytest.approx(0.0, abs=1e-9)
+    # it favours elo 0 over elo 10: negative, and more so with more of the same pairs
+    assert even.llr(0.0, 10.0) < 0
+    assert stats.Pentanomial((20, 80, 200, 80, 20)).llr(0.0, 10.0) == pytest.approx(2 * even.llr(0.0, 10.0),
+                                                                                   rel=1e-9)
+    # swapping the players mirrors the counts and the hypotheses: A's H1 (+10) against H0 (0) is
+    # B's 0 against -10, the ratio upside down
+    a = stats.Pentanomial((3, 20, 50, 30, 9))
+    b = stats.Pentanomial((9, 30, 50, 20, 3))
+    assert a.llr(0.0, 10.0) == pytest.approx(-b.llr(-10.0, 0.0), rel=1e-9)
+    assert stats.Pentanomial((0, 0, 0, 0, 0)).llr(0.0, 10.0) == 0.0
+    with pytest.raises(ValueError):
+        a.llr(0.0, 10.0, "bayes")
+    with pytest.raises(ValueError):
+        a.sprt(5.0, 5.0)
+
+
+def test_pairs_cut_the_error_bar_when_openings_are_lopsided():
+    """Pairs of 1 - 1 (each side wins the opening's good colour) are the same games to a
+    trinomial count as a coin toss, but a pair count sees that they tell nothing apart: the
+    pentanomial error bar is the honest, smaller one."""
+    pairs = stats.Pentanomial((5, 10, 70, 10, 5))            # 100 pairs, mostly 1 - 1
+    games_w, games_l, games_d = 5 * 2 + 10 + 70, 5 * 2 + 10 + 70, 10 + 10   # the same 200 games
+    assert pairs.elo_error() < 0.6 * stats.elo_error(games_w, games_l, games_d)
+
+
+def test_of_pairs_and_line():
+    p = stats.Pentanomial.of_pairs([0, 0.5, 1, 1, 1.5, 2, 2])
+    assert p.counts == (1, 1, 2, 1, 2) and p.pairs == 7
+    assert p.line().startswith("Ptnml(0-2): 1, 1, 2, 1, 2  (7 pairs), Elo ")
+    assert stats.Pentanomial((0, 0, 0, 0, 0)).line() == "Ptnml(0-2): 0, 0, 0, 0, 0  (0 pairs)"
+    with pytest.raises(ValueError):
+        stats.Pentanomial.of_pairs([0.75])

@@ -30,10 +30,15 @@ from gomoku.engine.match.pool import GameJob, PlayerLike, PlayerPool, worker_ini
 
 @dataclass(frozen=True)
 class SprtSettings:
+    """An SPRT's hypotheses. A match of game pairs (an even number of games: each opening
+    twice, colours swapped) tests on the pairs' pentanomial counts; one with a lone game
+    on the games' trinomial counts (cutechess's model). `model`: what elo0/elo1 are, logistic
+    or normalised Elo (stats.Pentanomial.llr; pairs only)."""
     elo0: float = 0.0
     elo1: float = 10.0
     alpha: float = 0.05
     beta: float = 0.05
+    model: str = "logistic"
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,14 @@ class MatchSummary:
     results: list[GameResult] = field(default_factory=list)
     sprt: Optional[stats.SprtResult] = None
     stopped: str = ""                     # why the match ended early ("" if it did not)
+    sprt_basis: str = ""                  # "pairs" or "games": what the SPRT counted
+
+    def pentanomial(self) -> stats.Pentanomial:
+        """The complete game pairs (games 2k and 2k+1: one opening, colours swapped) by the
+        points A took from each; a game whose partner is not in yet is left out."""
+        by_index = {r.index: r.a_score for r in self.results}
+        points = [s + by_index[i + 1] for i, s in by_index.items() if i % 2 == 0 and i + 1 in by_index]
+        return stats.Pentanomial.of_pairs(points)
 
     def wld(self, as_colour: Optional[int] = None) -> tuple[int, int, int]:
         """A's wins, losses, draws (optionally only the games A played as BLACK/WHITE)."""
@@ -102,8 +115,11 @@ class MatchSummary:
         bw, ww, dd = self.black_white()
         lines.append(f"...      Black vs White: {bw} - {ww} - {dd}  [{stats.score(bw, ww, dd):.3f}] {bw + ww + dd}")
         lines.append(stats.elo_line(w, l, d))
+        penta = self.pentanomial()
+        if penta.pairs:
+            lines.append(penta.line())
         if self.sprt is not None:
-            lines.append(stats.sprt_line(self.sprt))
+            lines.append(stats.sprt_line(self.sprt, self.sprt_basis))
         return lines
 
     def to_json(self) -> dict[str, Any]:
@@ -119,9 +135,14 @@ class MatchSummary:
             "reasons": self.reasons(), "stopped": self.stopped or None,
             "results": [r.to_json() for r in self.results],
         }
+        penta = self.pentanomial()
+        nelo, nelo_error = penta.normalized_elo()
+        out["pairs"] = {"pentanomial": list(penta.counts), "count": penta.pairs, "elo": _finite(penta.elo()),
+                        "elo_error": _finite(penta.elo_error()), "nelo": _finite(nelo),
+                        "nelo_error": _finite(nelo_error)}
         if self.sprt is not None:
             out["sprt"] = {"llr": self.sprt.llr, "lower": self.sprt.lower, "upper": self.sprt.upper,
-                           "decision": self.sprt.decision}
+                           "decision": self.sprt.decision, "basis": self.sprt_basis}
         return out
 
 
@@ -168,8 +189,13 @@ class Match:
         self.summary.results.append(res)
         sp = self.settings.sprt
         if sp is not None:
-            w, l, d = self.summary.wld()
-            self.summary.sprt = stats.sprt(w, l, d, sp.elo0, sp.elo1, sp.alpha, sp.beta)
+            if self.settings.games % 2 == 0:
+                self.summary.sprt_basis = "pairs"
+                self.summary.sprt = self.summary.pentanomial().sprt(sp.elo0, sp.elo1, sp.alpha, sp.beta, sp.model)
+            else:
+                self.summary.sprt_basis = "games"
+                w, l, d = self.summary.wld()
+                self.summary.sprt = stats.sprt(w, l, d, sp.elo0, sp.elo1, sp.alpha, sp.beta)
         if on_game_end is not None:
             on_game_end(res, self.summary)
         if self.summary.sprt is not None and self.summary.sprt.decision:

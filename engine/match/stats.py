@@ -200,11 +200,183 @@ def elo_line(wins: int, losses: int, draws: int) -> str:
             f"DrawRatio: {100 * draw_ratio(wins, losses, draws):.1f} %")
 
 
-def sprt_line(result: SprtResult) -> str:
+def sprt_line(result: SprtResult, basis: str = "") -> str:
+    """cutechess's SPRT line; `basis` ("pairs", "games") says what the test counted."""
     text = (f"SPRT: llr {result.llr:.3g} ({result.percent:.1f}%), lbound {result.lower:.2f}, "
             f"ubound {result.upper:.2f}")
+    if basis:
+        text += f" on {basis}"
     if result.decision == "H1":
         text += " - H1 was accepted"
     elif result.decision == "H0":
         text += " - H0 was accepted"
     return text
+
+
+# ---------------------------------------------------------------------------------------
+# Game pairs: pentanomial statistics and the generalised SPRT (fishtest, fastchess)
+#
+# A match plays each opening twice with colours swapped; the two games are one *pair*, worth
+# 0, 1/2, 1, 3/2 or 2 points to A. Counting pairs instead of games removes the opening's bias
+# from the variance (a lopsided opening gives 1 - 1 far more often than 2 - 0), so the same
+# games give a smaller error bar and an SPRT decides sooner. The five counts are fishtest's
+# `Ptnml(0-2)`: [LL, LD+DL, LW+DD+WL, DW+WD, WW].
+
+#: the per-game score of each pentanomial outcome (pair points / 2)
+_PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: what stands in for an outcome never seen, so the maximum-likelihood fit below has every
+#: outcome to work with (fishtest's regularisation: a count of 1e-3)
+_UNSEEN = 1e-3
+
+
+@dataclass(frozen=True)
+class Pentanomial:
+    """Counts of game pairs by the points A took from the pair: 0, 1/2, 1, 3/2, 2."""
+    counts: tuple[int, int, int, int, int]
+
+    @classmethod
+    def of_pairs(cls, pair_points: "list[float] | tuple[float, ...]") -> "Pentanomial":
+        """From each pair's points for A (0, 0.5, 1, 1.5 or 2)."""
+        c = [0] * 5
+        for p in pair_points:
+            k = int(round(2 * p))
+            if not 0 <= k <= 4 or abs(2 * p - k) > 1e-9:
+                raise ValueError(f"a game pair scores 0, 0.5, 1, 1.5 or 2 points, not {p}")
+            c[k] += 1
+        return cls((c[0], c[1], c[2], c[3], c[4]))
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+    def mean_var(self) -> tuple[float, float]:
+        """The mean per-game score over the pairs and the variance of one pair's mean score."""
+        n = self.pairs
+        if n == 0:
+            return 0.5, 0.0
+        mu = sum(c * s for c, s in zip(self.counts, _PAIR_SCORES)) / n
+        var = sum(c * (s - mu) ** 2 for c, s in zip(self.counts, _PAIR_SCORES)) / n
+        return mu, var
+
+    def elo(self) -> float:
+        return elo_from_score(self.mean_var()[0])
+
+    def elo_error(self, confidence: float = 0.95) -> float:
+        """Half-width of the Elo's confidence interval from the variance between pairs (the
+        figure fastchess prints beside its Ptnml line); inf/nan at the extremes."""
+        n = self.pairs
+        if n == 0:
+            return math.nan
+        mu, var = self.mean_var()
+        stdev = math.sqrt(var / n)
+        z = _two_sided_z(confidence)
+        hi, lo = mu + z * stdev, mu - z * stdev
+        if not 0 < lo <= hi < 1:
+            return math.nan if stdev == 0 else math.inf
+        return (elo_from_score(hi) - elo_from_score(lo)) / 2
+
+    def normalized_elo(self) -> tuple[float, float]:
+        """Normalised Elo and its 95 % error (fishtest's nElo): the score's distance from 1/2
+        in standard deviations of a game, scaled so that small values read like logistic Elo.
+        It measures how sure the difference is, not how large, so it compares across time
+        controls and draw rates."""
+        n = self.pairs
+        mu, var = self.mean_var()
+        if n == 0 or var <= 0:
+            return math.nan, math.nan
+        scale = 800.0 / math.log(10.0)
+        sigma = math.sqrt(2.0 * var)          # one game's standard deviation, from the pairs
+        return (mu - 0.5) / sigma * scale, _two_sided_z(0.95) * scale / math.sqrt(n) / math.sqrt(2.0)
+
+    def llr(self, elo0: float, elo1: float, model: str = "logistic") -> float:
+        """The generalised log-likelihood ratio of H1 against H0 on these pairs (fishtest's
+        GSPRT): under each hypothesis, the pentanomial distribution that satisfies it and lies
+        closest to the observed one (maximum likelihood), compared on the observed counts.
+
+        `model` "logistic": elo0/elo1 are logistic Elo (a hypothesis fixes the mean score);
+        "normalized": they are normalised Elo (it fixes the mean's distance from 1/2 in
+        standard deviations: fastchess's default, fishtest's today)."""
+        if self.pairs == 0:
+            return 0.0
+        counts = [c if c > 0 else _UNSEEN for c in self.counts]
+        total = sum(counts)
+        probs = [c / total for c in counts]
+        if model == "logistic":
+            p0, p1 = (_mle_with_mean(probs, 1.0 / (1.0 + 10.0 ** (-e / 400.0))) for e in (elo0, elo1))
+        elif model == "normalized":
+            # a pair's t-value is sqrt(2) times a game's: its mean has half a game's variance
+            p0, p1 = (_mle_with_t(probs, 0.5, math.sqrt(2.0) * e * math.log(10.0) / 800.0) for e in (elo0, elo1))
+        else:
+            raise ValueError(f"SPRT model must be logistic or normalized, not {model!r}")
+        return total * sum(p * math.log(b / a) for p, a, b in zip(probs, p0, p1))
+
+    def sprt(self, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05,
+             model: str = "logistic") -> SprtResult:
+        """The SPRT state after these pairs: LLR, bounds, and H0/H1 once a bound is crossed."""
+        if elo1 <= elo0:
+            raise ValueError("SPRT needs elo1 > elo0")
+        lower, upper = sprt_bounds(alpha, beta)
+        llr = self.llr(elo0, elo1, model)
+        decision = "H1" if llr >= upper else "H0" if llr <= lower else None
+        return SprtResult(llr, lower, upper, decision)
+
+    def line(self) -> str:
+        """fishtest's `Ptnml(0-2): LL, LD, WL+DD, DW, WW` with the pair-based Elo."""
+        c = self.counts
+        text = f"Ptnml(0-2): {c[0]}, {c[1]}, {c[2]}, {c[3]}, {c[4]}  ({self.pairs} pairs)"
+        if self.pairs:
+            elo, err = self.elo(), self.elo_error()
+            if math.isfinite(elo) and math.isfinite(err):
+                text += f", Elo {_fmt_elo(elo)} +/- {_fmt_elo(err)}"
+            nelo, nerr = self.normalized_elo()
+            if math.isfinite(nelo):
+                text += f", nElo {_fmt_elo(nelo)} +/- {_fmt_elo(nerr)}"
+        return text
+
+
+def _secular(d: list[float], probs: list[float]) -> float:
+    """The root x of sum_i probs_i d_i / (1 + x d_i) = 0 where every 1 + x d_i > 0 (the
+    function falls monotonically there, so bisection finds it); d has both signs."""
+    lo, hi = -1.0 / max(d), -1.0 / min(d)
+    a, b = lo + 1e-12 * (hi - lo), hi - 1e-12 * (hi - lo)
+    for _ in range(200):
+        m = (a + b) / 2
+        if sum(p * di / (1.0 + m * di) for p, di in zip(probs, d)) > 0:
+            a = m
+        else:
+            b = m
+        if b - a <= 1e-15 * max(1.0, abs(a)):
+            break
+    return (a + b) / 2
+
+
+def _reweighed(probs: list[float], d: list[float], x: float) -> list[float]:
+    q = [p / (1.0 + x * di) for p, di in zip(probs, d)]
+    total = sum(q)
+    return [v / total for v in q]
+
+
+def _mle_with_mean(probs: list[float], s: float) -> list[float]:
+    """The distribution over _PAIR_SCORES with mean `s` most likely to have produced the
+    observed frequencies `probs` (all > 0): probs_i / (1 + x (a_i - s)) for the x that makes
+    the mean s (a Lagrange multiplier; fishtest's MLE)."""
+    d = [a - s for a in _PAIR_SCORES]
+    return _reweighed(probs, d, _secular(d, probs))
+
+
+def _mle_with_t(probs: list[float], ref: float, t: float) -> list[float]:
+    """The distribution over _PAIR_SCORES whose (mean - ref) / sd is `t`, most likely to have
+    produced `probs`: the constraint is not linear in the probabilities, so it is linearised
+    at the current estimate and solved as for a mean, until the estimate stops moving
+    (fishtest's MLE_t_value; it converges in a handful of rounds)."""
+    q = [1.0 / len(probs)] * len(probs)
+    for _ in range(100):
+        mu = sum(p * a for p, a in zip(q, _PAIR_SCORES))
+        sigma = math.sqrt(sum(p * (a - mu) ** 2 for p, a in zip(q, _PAIR_SCORES)))
+        d = [a - ref - t * sigma * (1.0 + ((mu - a) / sigma) ** 2) / 2.0 for a in _PAIR_SCORES]
+        new = _reweighed(probs, d, _secular(d, probs))
+        done = max(abs(u - v) for u, v in zip(new, q)) < 1e-12
+        q = new
+        if done:
+            break
+    return q
