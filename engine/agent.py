@@ -25,6 +25,7 @@ from gomoku.engine.timeman import search_deadlines
 
 if TYPE_CHECKING:
     from gomoku.engine.search.alphabeta import Searcher
+    from gomoku.engine.search.params import SearchParams
     from gomoku.engine.search.evaluation import EvalTables
     from gomoku.engine.search.learned_file import LearnedEval
 
@@ -143,13 +144,14 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
 
 
 def new_searcher(tables: Optional[Mapping[int, "EvalTables"]] = None,
-                 learned: Optional[Mapping[int, "LearnedEval"]] = None) -> "Searcher":
+                 learned: Optional[Mapping[int, "LearnedEval"]] = None,
+                 params: Optional["SearchParams"] = None) -> "Searcher":
     """Fresh search state for one player (`tables`: evaluation tables by rule id, the shipped
     ones for the rest; `learned`: learned evaluators by rule id, which take the place of the
-    tables under their rule). The search modules are imported here, late: `import agent` and
-    the brain's start stay light."""
+    tables under their rule; `params`: its search parameters, the defaults where None). The
+    search modules are imported here, late: `import agent` and the brain's start stay light."""
     from gomoku.engine.search.alphabeta import Searcher
-    return Searcher(tables, learned)
+    return Searcher(tables, learned, params=params)
 
 
 def searcher_name(learned: Optional["LearnedEval"]) -> str:
@@ -164,9 +166,11 @@ class Thinker:
     timed searches keep their TT; `forget` drops it (the protocol's 'forget the hash table')."""
 
     def __init__(self, tables: Optional[Mapping[int, "EvalTables"]] = None,
-                 learned: Optional[Mapping[int, "LearnedEval"]] = None) -> None:
+                 learned: Optional[Mapping[int, "LearnedEval"]] = None,
+                 params: Optional["SearchParams"] = None) -> None:
         self._tables = tables
         self._learned = dict(learned or {})
+        self._params = params
         self._searcher: Optional["Searcher"] = None
         self._lock = threading.Lock()
 
@@ -174,7 +178,7 @@ class Thinker:
     def searcher(self) -> "Searcher":
         with self._lock:
             if self._searcher is None:
-                self._searcher = new_searcher(self._tables, self._learned)
+                self._searcher = new_searcher(self._tables, self._learned, self._params)
             return self._searcher
 
     def think(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
@@ -264,16 +268,17 @@ class EnginePlayer:
     depth / nodes: explicit caps, applied when the game's Limit has none.
     tables: evaluation tables by rule id (the shipped ones for the rules not named).
     learned: learned evaluators by rule id (they replace the tables under their rule).
+    params: search parameters (engine.search.params; the defaults where None).
     Each player has its own search state: two engines in one process never share a table."""
 
     def __init__(self, level: Optional[int] = None, depth: Optional[int] = None, nodes: Optional[int] = None,
                  name: Optional[str] = None, tables: Optional[Mapping[int, "EvalTables"]] = None,
-                 learned: Optional[Mapping[int, "LearnedEval"]] = None):
+                 learned: Optional[Mapping[int, "LearnedEval"]] = None, params: Optional["SearchParams"] = None):
         self.level = level
         self.depth = depth
         self.nodes = nodes
         self.name = name or ("classical" if level is None else f"classical:{level}")
-        self._thinker = Thinker(tables, learned)
+        self._thinker = Thinker(tables, learned, params)
         self.searcher = self._thinker.describe()
 
     def new_game(self, width: int, height: int, rule: Rule) -> None:

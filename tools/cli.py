@@ -16,6 +16,8 @@ _COMMANDS = {
     "brain": ("gomoku.tools.brain_cmd", "brain", "Run the Piskvork protocol brain on stdin/stdout."),
     "warmup": ("gomoku.tools.warmup_cmd", "warmup", "Compile and cache the numba core (run once after install)."),
     "freeze": ("gomoku.tools.freeze_cmd", "freeze", "Build a one-folder Piskvork brain (Gomocup .exe) with PyInstaller."),
+    "openings": ("gomoku.tools.openings_cmd", "openings", "Make a book of balanced openings over the whole board."),
+    "params": ("gomoku.tools.params_cmd", "params", "List the classical engine's search parameters (for specs and tuning)."),
     "tune": ("gomoku.tools.tune_cmd", "tune", "Fit the evaluation weights to game results."),
     "info": ("gomoku.tools.info_cmd", "info", "Show what an ONNX net file is (metadata, inputs, outputs)."),
     "train": ("gomoku.tools.train_cmd", "train", "Train a policy-value net by self-play (resumable)."),
@@ -52,8 +54,8 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gomoku")
 def main() -> None:
-    """Gomoku / renju / caro engine: play, match, brain, bench, warmup, freeze, tune, info, train, export, plot,
-    ship, study."""
+    """Gomoku / renju / caro engine: play, match, brain, bench, warmup, freeze, openings, params, tune, info, train, export,
+    plot, ship, study."""
 
 
 if __name__ == "__main__":

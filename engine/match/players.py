@@ -7,6 +7,8 @@ name opponents the same way::
     classical[:LEVEL]                     the alpha-beta engine at a level
     classical:depth=N | classical:nodes=N [,level=L]
     classical:tables=FILE                 ... with the evaluation tables of FILE (`gomoku tune --out`)
+    classical:NAME=VALUE,...              ... with search parameters changed (`gomoku params` lists them)
+    classical:params=FILE                 ... with the search parameters of a JSON file (NAME=VALUE after it wins)
     classical:eval=FILE[,order=W,share=P] ... with a learned evaluator (NAME.eval.npz, or the NAME.onnx
                                           it was exported beside) under the rule it was trained for;
                                           W: its policy's weight in move ordering, P: the percent of
@@ -45,6 +47,7 @@ from typing import Any, Optional, Protocol
 
 from gomoku.engine.limits import Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
 from gomoku.engine.game.rules import Rule
+from gomoku.engine.search.params import BY_NAME as SEARCH_PARAMS, SearchParams, load_params
 
 
 # ----------------------------------------------------------------------------- errors
@@ -105,7 +108,8 @@ class RandomPlayer:
 _LIMIT_KEYS = {"time": float, "nodes": int, "depth": int, "playouts": int}
 _KIND_KEYS = {
     "random": {"seed", "name"},
-    "classical": {"level", "depth", "nodes", "time", "name", "tables", "eval", "order", "share"},
+    "classical": {"level", "depth", "nodes", "time", "name", "tables", "eval", "order", "share", "params"}
+    | set(SEARCH_PARAMS),
     "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed", "select", "radius", "temperature",
                   "move_noise", "draw", "tactics"},
     "onnx": {"playouts", "c_puct", "time", "nodes", "name", "temperature", "batch", "seed", "select", "radius",
@@ -133,6 +137,16 @@ class PlayerSpec:
             if key in self.options:
                 out["turn_time" if key == "time" else key] = conv(self.options[key])
         return out
+
+    @property
+    def search_params(self) -> SearchParams:
+        """A classical spec's search parameters: the `params=FILE`'s, then the spec's own
+        NAME=VALUE over them (the defaults for the rest)."""
+        values: dict[str, Any] = {}
+        if "params" in self.options:
+            values.update(_load_params(self.options["params"], self.text))
+        values.update({k: v for k, v in self.options.items() if k in SEARCH_PARAMS})
+        return SearchParams(values)
 
     def limit_for(self, base: Limit) -> Limit:
         """The match Limit with this player's overrides applied.
@@ -164,10 +178,18 @@ def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -
         key, value = (s.strip() for s in part.split("=", 1))
         key = key.lower().replace("-", "_")
         if key not in _KIND_KEYS[kind]:
-            allowed = ", ".join(sorted(_KIND_KEYS[kind]))
+            allowed = ", ".join(sorted(_KIND_KEYS[kind] - set(SEARCH_PARAMS)))
+            if kind == "classical":
+                allowed += " or a search parameter (gomoku params lists them)"
             raise SpecError(f"player spec {text!r}: unknown option {key!r} for {kind} (use {allowed})")
         opts[key] = value
     for key, value in opts.items():
+        if kind == "classical" and key in SEARCH_PARAMS:
+            try:
+                SEARCH_PARAMS[key].convert(value)
+            except ValueError as exc:
+                raise SpecError(f"player spec {text!r}: {exc}") from None
+            continue
         conv = {"seed": int, "level": int, "depth": int, "nodes": int, "playouts": int, "batch": int,
                 "time": float, "c_puct": float, "temperature": float, "radius": int, "threads": int,
                 "fpu": float, "move_noise": float, "draw": float, "tactics": int}.get(key)
@@ -288,9 +310,16 @@ def parse_spec(text: str) -> PlayerSpec:
                 parts.append(Path(opts["tables"]).stem)
             if "eval" in opts:
                 parts.append(Path(opts["eval"]).name.split(".")[0])
+            if "params" in opts:
+                parts.append(Path(opts["params"]).stem)
+            own = SearchParams({k: v for k, v in opts.items() if k in SEARCH_PARAMS}).label()
+            if own:
+                parts.append(own)
             name = "-".join(parts)
         if "tables" in opts:
             _load_tables(opts["tables"], raw)      # a bad file fails here, once, in the parent
+        if "params" in opts:
+            _load_params(opts["params"], raw)
         eval_rule = _load_learned(opts["eval"], raw).rule if "eval" in opts else None
         return PlayerSpec("classical", raw, name, options=opts, eval_rule=eval_rule)
     raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, flat-mc:N, FILE.onnx, "
@@ -320,6 +349,14 @@ def _load_tables(path: str, text: str) -> dict:
     from gomoku.engine.search.evaluation import load_tables
     try:
         return load_tables(Path(path).expanduser())
+    except ValueError as exc:
+        raise SpecError(f"player spec {text!r}: {exc}") from None
+
+
+def _load_params(path: str, text: str) -> dict:
+    """A spec's search-parameter file (JSON), or SpecError with the reason in one line."""
+    try:
+        return load_params(path)
     except ValueError as exc:
         raise SpecError(f"player spec {text!r}: {exc}") from None
 
@@ -487,7 +524,8 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
                             name=spec.name,
                             tables=_load_tables(o["tables"], spec.text) if "tables" in o else None,
                             learned=_learned_by_rule(o["eval"], spec.text, o.get("order"), o.get("share"))
-                            if "eval" in o else None)
+                            if "eval" in o else None,
+                            params=spec.search_params)
     if spec.kind in ("pure-mcts", "onnx"):
         return _make_mcts_player(spec, win_length, players)
     if spec.kind == "random-net":

@@ -4,8 +4,8 @@ The driver adds what is per move rather than per node: VCF/VCT probes at the roo
 sides (a found win is played at once; an opponent VCF restricts the root to moves that refute
 it), a check of the move chosen (a df-pn VCT for the opponent after it: a refuted move is
 dropped and the depth searched again), and the clock. Each iteration searches the root with
-the full window: the scores of successive iterations differ by more than any narrow window in
-these positions (aspiration windows lost in self-play: docs/engine-history.md).
+the full window unless the `aspiration` parameter asks for a window around the last score
+(`_iterate`).
 
 Time never enters the jitted code: a watcher thread sets ctrl[C_STOP] at the deadline or when
 `stop` is set, and the nogil search polls it every node. Under a node or depth limit (and no
@@ -25,11 +25,13 @@ from gomoku.engine.game import core
 from gomoku.engine.game.core import C_FIVE, BoardState, make_move, undo_move
 from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.search import dfpn, evaluation, threats
-from gomoku.engine.search.pvs import FULL_WINDOW, LMR_ON, refutes_vcf, root_moves, root_search
+from gomoku.engine.search.params import DEFAULT as DEFAULT_PARAMS, SearchParams
+from gomoku.engine.search.pvs import refutes_vcf, root_moves, root_search
 from gomoku.engine.timeman import Deadlines, exact_deadlines
 from gomoku.engine.search.threats import C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, vcf
-from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, MAXPLY, P_LMR, P_NET, P_NET_ORDER, P_NET_SHARE,
-                                         P_PRUNE, P_RAISED, SearchCtx, WIN, WIN_MIN, clear_ctx, new_ctx, set_weights)
+from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, INF, MAXPLY, P_ASP_DEPTH, P_ASPIRATION,
+                                         P_NET, P_NET_ORDER, P_NET_SHARE, P_RAISED, SearchCtx, WIN, WIN_MIN,
+                                         apply_params, clear_ctx, new_ctx, set_weights)
 
 if TYPE_CHECKING:
     from gomoku.engine.search.learned_file import LearnedEval
@@ -172,16 +174,24 @@ class Searcher:
     threads each use their own, and a player that is done drops its tables with it.
 
     `tables` maps a rule id to the evaluation tables this player uses under that rule (the
-    shipped ones for every rule not named). One search at a time per Searcher (a second
-    caller waits). For experiments (`gomoku study fudan-search`): `full_window`, plain alpha-beta
-    (pvs.FULL_WINDOW); `reductions` / `pruning` off, no late-move reductions / move quotas and futility."""
+    shipped ones for every rule not named). `params`: the search parameters this player
+    searches with (engine.search.params; the defaults where not given). One search at a time
+    per Searcher (a second caller waits). For experiments (`gomoku study fudan-search`):
+    `full_window`, plain alpha-beta (tables.FULL_WINDOW); `reductions` / `pruning` off, the
+    parameters lmr=0 / prune=0 (no late-move reductions / no move quotas and futility)."""
 
     def __init__(self, tables: Optional[Mapping[int, evaluation.EvalTables]] = None,
-                 learned: Optional[Mapping[int, "LearnedEval"]] = None, *, full_window: bool = False,
-                 reductions: bool = True, pruning: bool = True) -> None:
+                 learned: Optional[Mapping[int, "LearnedEval"]] = None, *, params: Optional[SearchParams] = None,
+                 full_window: bool = False, reductions: bool = True, pruning: bool = True) -> None:
         self._tables = dict(tables or {})
         self._learned = dict(learned or {})
-        self._knobs = ((LMR_ON if reductions else 0) | (FULL_WINDOW if full_window else 0), int(pruning))
+        params = params if params is not None else DEFAULT_PARAMS
+        if not reductions:
+            params = params.replace(lmr=0)
+        if not pruning:
+            params = params.replace(prune=0)
+        self.params = params
+        self._full_window = full_window
         self._net_key: Optional[tuple[int, int]] = None     # (rule, n_cells) of the context's evaluator
         self._cx: Optional[SearchCtx] = None
         self._shape = (0, 0)               # (n_cells, tt_bytes) the tables were made for
@@ -260,7 +270,7 @@ class Searcher:
             cx = self.ctx(st.cells.shape[0], tt_bytes)
             rule = int(st.meta[core.M_RULE])
             set_weights(cx, self.eval_tables(rule))
-            cx.params[P_LMR], cx.params[P_PRUNE] = self._knobs
+            apply_params(cx, self.params, self._full_window)
             cx = self._install_evaluator(cx, rule, st.cells.shape[0])
             if clear or self._rule != rule:
                 clear_ctx(cx)
@@ -416,7 +426,7 @@ def _deepen(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, rm: np.ndarray,
         t_iter = time.perf_counter()
         if ctrl[C_STOP]:
             break
-        v = int(root_search(st, cx, np.int64(depth), rm, np.int64(nroot)))
+        v = _iterate(st, cx, depth, rm, nroot, best.score if depth > 1 else None)
         if ctrl[C_STOP]:
             # an interrupted iteration keeps only a move that beat the (completed) first
             # move's score at this depth: the usual rule, and the time it bought is not lost
@@ -442,6 +452,26 @@ def _deepen(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, rm: np.ndarray,
         if not dl.another_iteration(t_prev, t_last, time.perf_counter()):
             break               # the next iteration would not get far
     return best, nroot
+
+
+def _iterate(st: BoardState, cx: SearchCtx, depth: int, rm: np.ndarray, nroot: int, last: Optional[int]) -> int:
+    """One iteration's score: on the full window, or with the `aspiration` parameter from
+    iteration `asp_depth` on, first on a window around the last iteration's score `last`,
+    widened (doubling) on the side it failed until the score falls inside. A proven score
+    opens that side fully: no window near a mate means anything."""
+    window = int(cx.params[P_ASPIRATION])
+    if window <= 0 or last is None or depth < int(cx.params[P_ASP_DEPTH]) or abs(last) >= WIN_MIN:
+        return int(root_search(st, cx, np.int64(depth), rm, np.int64(nroot), np.int64(-INF), np.int64(INF)))
+    alpha, beta = max(-INF, last - window), min(INF, last + window)
+    while True:
+        v = int(root_search(st, cx, np.int64(depth), rm, np.int64(nroot), np.int64(alpha), np.int64(beta)))
+        if cx.ctrl[C_STOP] or alpha < v < beta:
+            return v
+        window *= 2
+        if v <= alpha:
+            alpha = -INF if v <= -WIN_MIN else max(-INF, v - window)
+        else:
+            beta = INF if v >= WIN_MIN else min(INF, v + window)
 
 
 def _checked_choice(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, best: SearchResult, ranked: np.ndarray,

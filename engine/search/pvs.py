@@ -5,7 +5,7 @@ class counts, a transposition table, the candidates of `ordering`. Depth comes f
 selectivity: late moves are searched shallower by a log(depth) x log(move number) reduction
 (re-searched when they beat alpha), only the first few are searched at all (fewer where no
 three or four is on the board; at the root and its replies the quota counts quiet moves only,
-below them every move: LATE_MOVE_PLY), and near the leaves futility, reverse futility and
+below them every move: the late_ply parameter), and near the leaves futility, reverse futility and
 razoring cut on the static evaluation, unless the opponent has a three or four to answer.
 Leaves run a short VCF probe for the side to move before the pattern evaluation
 (`evaluation`). A child with no depth left and no five to block is scored in the parent
@@ -13,7 +13,8 @@ Leaves run a short VCF probe for the side to move before the pattern evaluation
 caches and can only hit a transposition searched deeper. The TT entry of any other child is
 prefetched before its move is made. With the FULL_WINDOW bit in params[P_LMR] every child is
 searched on the node's own window (plain alpha-beta, for the Fudan threat-space-search paper's
-comparison); the default is PVS. Time never enters here: the driver's watcher thread sets
+comparison); the default is PVS. Every margin, shape and switch is a per-search parameter in
+the context (engine.search.params), never a compiled-in constant. Time never enters here: the driver's watcher thread sets
 ctrl[C_STOP] and the search polls it every node (`threats.tick`).
 """
 from __future__ import annotations
@@ -28,11 +29,11 @@ from gomoku.engine.search.learned import mix_make, mix_rebuild, mix_score, mix_s
 from gomoku.engine.search.prefetch import prefetch_row
 from gomoku.engine.search.threats import C_PVLEN, C_STOP, is_foul, tick, vcf
 from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves, pick_move, sort_moves)
-from gomoku.engine.search.tables import (EXACT, FUTILITY, INF, LMR, LOWER, MAXPLY, MOVE_COUNT_NOISY,
-                                         MOVE_COUNT_QUIET, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_NET, P_NET_SHARE, P_PRUNE,
-                                         P_RAISED,
-                                         P_WIDTH, RAZOR_DEPTH, RAZOR_MARGIN, RFP_DEPTH, RFP_MARGIN, SearchCtx,
-                                         UPPER, WIN, WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
+from gomoku.engine.search.tables import (EXACT, FUTILITY_DEPTH, INF, LMR_DEPTHS, LMR_MOVES, LOWER, MAXPLY,
+                                         P_FUTILITY, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_LMR_MIN_DEPTH, P_LMR_MIN_MOVES,
+                                         P_LMR_PV, FULL_WINDOW, LMR_ON, P_HIST_MALUS, P_LMR_HIST, P_NET, P_NET_SHARE, P_PRUNE, P_RAISED, P_RAZOR_DEPTH,
+                                         P_RAZOR_MARGIN, P_RFP_DEPTH, P_RFP_MARGIN, P_WIDTH, SearchCtx, UPPER, WIN,
+                                         WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
 
 drop_stale_cache(__file__, ("game.core", "game.patterns", "search.threats", "search.evaluation",
                             "search.prefetch", "search.tables", "search.ordering", "search.learned", "search.shapes"))
@@ -106,12 +107,6 @@ def _leaf(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
     return evaluate(st, cx)
 
 
-#: bits of params[P_LMR], the slot that decides how a late move's child is searched:
-#: LMR_ON reduces late moves' depth; FULL_WINDOW searches every child on the node's full
-#: window instead of a null window first (plain alpha-beta, where no node is a PV node, so the
-#: TT bounds and the pruning apply wherever they hold, as in a textbook alpha-beta)
-LMR_ON = 1
-FULL_WINDOW = 2
 
 #: _leaf_child's answer for a child that needs the full node, and _settled's for a node whose
 #: value is not settled before a search (both outside every score)
@@ -209,9 +204,9 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
         sev = tts                     # a searched bound says more than the static guess
     # static pruning, where nothing is proven either
     if static and st.counts[me, C_F4] == 0:
-        if depth <= RFP_DEPTH and sev - RFP_MARGIN * depth >= beta:
+        if depth <= cx.params[P_RFP_DEPTH] and sev - cx.params[P_RFP_MARGIN] * depth >= beta:
             return sev
-        if depth <= RAZOR_DEPTH and sev + RAZOR_MARGIN * depth <= alpha:
+        if depth <= cx.params[P_RAZOR_DEPTH] and sev + cx.params[P_RAZOR_MARGIN] * depth <= alpha:
             return _leaf(st, cx, ply)
     if cx.params[P_NET] != 0:
         mix_sync(st, cx.net)          # the node expands: its move joins the evaluator (policy, children)
@@ -231,14 +226,14 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     dropped = False
     quiet_node = st.counts[0, C_F4] == 0 and st.counts[1, C_F4] == 0 and st.counts[0, C_FIVE] == 0 \
         and st.counts[1, C_FIVE] == 0
-    dd = min(depth, 63)
-    mcount = MOVE_COUNT_QUIET[dd] if quiet_node else MOVE_COUNT_NOISY[dd]
+    mcount = cx.mcount[0 if quiet_node else 1, min(depth, 63)]
     # futility: quiet moves cannot lift a node this far below alpha
     futile = False
-    if static and depth <= 3:
-        if sev + FUTILITY[depth] <= alpha:
+    if static and 1 <= depth <= FUTILITY_DEPTH:
+        margin = cx.params[P_FUTILITY + depth]
+        if sev + margin <= alpha:
             futile = True
-            best = sev + FUTILITY[depth]
+            best = sev + margin
     k0 = cx.killers[ply, 0]
     k1 = cx.killers[ply, 1]
     mvs = cx.moves[ply]
@@ -275,10 +270,14 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
             v, _ = _child(st, cx, newdepth, ply + 1, alpha, beta)
         else:
             red = 0
-            if (cx.params[P_LMR] & LMR_ON) != 0 and searched >= 2 and depth >= 2 and not forced:
-                red = LMR[min(depth, 31), min(searched, 63)]
-                if pvnode and red > 0:
-                    red -= 1
+            if (cx.params[P_LMR] & LMR_ON) != 0 and searched >= cx.params[P_LMR_MIN_MOVES] \
+                    and depth >= cx.params[P_LMR_MIN_DEPTH] and not forced:
+                red = cx.lmr[min(depth, LMR_DEPTHS - 1), min(searched, LMR_MOVES - 1)]
+                if pvnode:
+                    red = max(0, red - cx.params[P_LMR_PV])
+                if cx.params[P_LMR_HIST] > 0:
+                    # a move that cut off often elsewhere is reduced less (a negative history more)
+                    red = max(0, red - cx.history[me, m] // cx.params[P_LMR_HIST])
                 red = min(red, newdepth)
             v, leaf = _child(st, cx, newdepth - red, ply + 1, alpha, beta if plain else alpha + 1)
             # (a leaf's value does not depend on the window: at full depth it stays; nor does a
@@ -300,9 +299,17 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
                     cx.pv[ply, q] = cx.pv[ply + 1, q]
                 cx.pvlen[ply] = max(e, ply + 1)
                 if v >= beta:
-                    if _calm(st.cls, cx.params, me, m) and cx.killers[ply, 0] != m:
-                        cx.killers[ply, 1] = cx.killers[ply, 0]
-                        cx.killers[ply, 0] = m
+                    if _calm(st.cls, cx.params, me, m):
+                        if cx.killers[ply, 0] != m:
+                            cx.killers[ply, 1] = cx.killers[ply, 0]
+                            cx.killers[ply, 0] = m
+                        if cx.params[P_HIST_MALUS] != 0:
+                            # the quiet moves tried before the one that cut failed here: order
+                            # them later elsewhere (mvs[:t] are the moves picked before it)
+                            for q in range(t):
+                                mq = np.int64(mvs[q])
+                                if _calm(st.cls, cx.params, me, mq):
+                                    cx.history[me, mq] -= depth * depth
                     break
     if searched == 0:
         if futile:
@@ -328,10 +335,13 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
 
 @njit(cache=True, nogil=True, _nrt=False)
 def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarray,
-                nroot: np.int64) -> np.int64:
-    """One full-window iteration over the root moves (PVS: each move after the first is tried
-    on a null window at the best score so far; with FULL_WINDOW, at once on (best, INF)); the
-    best is moved to rmoves[0] and its line is left in cx.pv[0, :cx.pvlen[0]]."""
+                nroot: np.int64, alpha: np.int64, beta: np.int64) -> np.int64:
+    """One iteration over the root moves on the window (alpha, beta) (-INF, INF: the full
+    window; narrower: an aspiration window, fail-soft: a score at or below alpha is an upper
+    bound, at or above beta a lower bound and the iteration stops there). PVS: each move
+    after the first is tried on a null window at the best score so far; with FULL_WINDOW, at
+    once on (best, beta). The best is moved to rmoves[0] and its line is left in
+    cx.pv[0, :cx.pvlen[0]]."""
     best = -INF
     plain = (cx.params[P_LMR] & FULL_WINDOW) != 0
     cx.pvlen[0] = 0
@@ -341,14 +351,15 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarr
     for r in range(nroot):
         m = np.int64(rmoves[r])
         _make(st, cx, m)
+        lo = max(best, alpha)
         if r == 0:
-            v = -pvs(st, cx, depth - 1, np.int64(1), np.int64(-INF), np.int64(INF))
+            v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -alpha)
         elif plain:
-            v = -pvs(st, cx, depth - 1, np.int64(1), np.int64(-INF), -best)
+            v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -lo)
         else:
-            v = -pvs(st, cx, depth - 1, np.int64(1), -best - 1, -best)
-            if v > best:
-                v = -pvs(st, cx, depth - 1, np.int64(1), np.int64(-INF), -best)
+            v = -pvs(st, cx, depth - 1, np.int64(1), -lo - 1, -lo)
+            if v > lo:
+                v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -lo)
         _undo(st, cx)
         if cx.ctrl[C_STOP] != 0:
             break
@@ -362,7 +373,10 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarr
             for q in range(1, e):
                 cx.pv[0, q] = cx.pv[1, q]
             cx.pvlen[0] = max(e, 1)
-            cx.params[P_RAISED] = m          # a searched score, not a null-window bound
+            if v > alpha:
+                cx.params[P_RAISED] = m      # a searched score, not a bound below the window
+            if v >= beta:
+                break
     return best
 
 

@@ -3,8 +3,9 @@
 `SearchCtx` is everything one search owns (TT, killers, history, move lists, PV, evaluation
 weights, parameters, the control block its watcher writes), made by `new_ctx` and passed to
 every jitted function, so two searches in one process never share anything. Score bounds,
-TT packing and the pruning constants live here because the jitted core (`pvs`), the move
-ordering (`ordering`) and the Python driver (`alphabeta`) all read them.
+TT packing and the slots of the search parameters live here because the jitted core (`pvs`),
+the move ordering (`ordering`) and the Python driver (`alphabeta`) all read them; the
+parameters' values and meanings are engine.search.params's table.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from numba import njit
 from gomoku.engine.game import core
 from gomoku.engine.search import evaluation, threats
 from gomoku.engine.search.learned import Evaluator, empty_evaluator
+from gomoku.engine.search.params import DEFAULT, SearchParams
 from gomoku.engine.search.threats import ThreatTable, new_threat_table
 
 WIN = 30000
@@ -27,59 +29,45 @@ C_EXTERNAL = 5            # ctrl slot: the stop came from the clock / stop event
 
 # params slots
 P_LEAF_VCF, P_WIDTH, P_LMR, P_PRUNE = 0, 1, 2, 3
-P_LATE_PLY = 4            # LATE_MOVE_PLY
+P_LATE_PLY = 4            # late_ply: from this ply the quotas count every move
 P_RAISED = 5              # out: last root move that improved on the best in root_search (-1: none)
 P_CALM_OWN, P_CALM_OPP = 6, 7
 P_NET = 8                 # 1: the learned evaluator (SearchCtx.net) scores leaves, not the tables
 P_NET_ORDER = 9           # policy weight in move ordering (ordering units per policy logit; 0: none)
 P_NET_SHARE = 10          # percent of the leaf value the learned evaluator gives (the tables the rest)
-N_PARAMS = 11
 
 
-def _lmr_table() -> np.ndarray:
+# params slots of the search parameters (engine.search.params; written by apply_params)
+P_LMR_MIN_MOVES, P_LMR_MIN_DEPTH, P_LMR_PV = 11, 12, 13
+P_RFP_MARGIN, P_RFP_DEPTH, P_RAZOR_MARGIN, P_RAZOR_DEPTH = 14, 15, 16, 17
+P_FUTILITY = 18           # 18, 19, 20, 21: the futility margin by remaining depth 0..3 (0 at depth 0)
+P_HIST_MALUS, P_LMR_HIST = 22, 23
+P_ASPIRATION, P_ASP_DEPTH = 24, 25      # read by the driver (alphabeta._iterate), not the jitted code
+N_PARAMS = 26
+#: futility pruning looks this many plies from the leaves (its margins: futility_1..3)
+FUTILITY_DEPTH = 3
+#: the LMR table's shape (remaining depth and moves searched are capped to its last row / column)
+LMR_DEPTHS, LMR_MOVES = 32, 64
+
+
+def lmr_table(divisor: float) -> np.ndarray:
     """Plies a late move is searched shallower, by [depth, moves searched before it]:
-    the usual log-log shape (deeper nodes and later moves are cut more)."""
-    t = np.zeros((32, 64), dtype=np.int64)
-    for d in range(1, 32):
-        for n in range(1, 64):
-            t[d, n] = int(0.5 + np.log(d) * np.log(n) / LMR_DIVISOR)
+    the usual log-log shape (deeper nodes and later moves are cut more; larger divisor,
+    smaller reductions)."""
+    t = np.zeros((LMR_DEPTHS, LMR_MOVES), dtype=np.int64)
+    for d in range(1, LMR_DEPTHS):
+        for n in range(1, LMR_MOVES):
+            t[d, n] = int(0.5 + np.log(d) * np.log(n) / divisor)
     return t
 
 
-#: larger: smaller reductions
-LMR_DIVISOR = 2.0
-LMR = _lmr_table()
-#: futility margins (eval units) by remaining depth: a quiet move at a node whose static
-#: evaluation is this far below alpha is not searched (an open three's worth is ~2 x 2500)
-FUTILITY = np.array([0, 150, 350, 600], dtype=np.int64)
-#: reverse futility: a node whose static evaluation beats beta by this much per remaining ply
-#: (up to RFP_DEPTH) returns it; razoring: one this far below alpha (up to RAZOR_DEPTH) drops
-#: to the leaf evaluation
-RFP_MARGIN, RFP_DEPTH = 120, 6
-RAZOR_MARGIN, RAZOR_DEPTH = 150, 4
+def move_counts(cap: int, a: float, b: float) -> np.ndarray:
+    """Moves searched per node by remaining depth: a * sqrt(depth) - b, at most cap. Where
+    neither side has a three or a four on the board the quota is wide (its moves differ little
+    in score, and the right one is often not among the first few); a threat narrows the
+    sensible moves to its answers and counter-threats (PentaZen's quotas)."""
+    return np.array([0] + [min(cap, int(round(a * np.sqrt(d) - b))) for d in range(1, 64)], dtype=np.int64)
 
-
-def _move_counts(cap: int, a: float, b: float) -> np.ndarray:
-    return np.array([0] + [min(cap, int(round(a * np.sqrt(d) - b))) for d in range(1, 64)],
-                    dtype=np.int64)
-
-
-#: moves searched per node by remaining depth, where neither side has a three or a four on
-#: the board and elsewhere; at the root and its replies only quiet moves are counted. A quiet
-#: node gets the wide quota (up to 32, as wide as WIDTH): its moves differ little in score,
-#: and the right one is often not among the first few. A threat on the board narrows the
-#: sensible moves to its answers and counter-threats, so there 8 are enough (PentaZen's quotas)
-MOVE_COUNT_QUIET = _move_counts(32, 15.0, 12.0)
-MOVE_COUNT_NOISY = _move_counts(8, 5.0, 2.0)
-#: from this ply on, the move counts cap every move, threes and fours too (late moves of any
-#: kind are searched shallower at every ply), as PentaZen does: threats are what most moves
-#: make in a sharp position, so counting only quiet moves left those nodes almost unpruned.
-#: Where every move searched so far loses, the search goes on past the quota (a lone defence
-#: can rank low)
-LATE_MOVE_PLY = 2
-#: past this many candidates (by ordering) quiet moves are searched only while every move so
-#: far loses; threats and blocks always are
-WIDTH = 32
 
 _SIDE = np.array([0x0123456789ABCDEF, 0x7EDCBA9876543210], dtype=np.uint64)
 
@@ -95,10 +83,12 @@ class SearchCtx(NamedTuple):
     pvlen: np.ndarray     # int32[MAXPLY + 1]
     wown: np.ndarray      # int32[50]: class, line-pattern and pair weights (as counts)
     wopp: np.ndarray      # int32[50]
-    params: np.ndarray    # int64[8]
+    params: np.ndarray    # int64[N_PARAMS]: switches and margins (apply_params)
     tpv: np.ndarray       # int64[threats.MAXPLY]
     ttt: ThreatTable
     net: Evaluator        # the learned evaluator where params[P_NET] is set (a placeholder elsewhere)
+    lmr: np.ndarray       # int64[LMR_DEPTHS, LMR_MOVES]: plies of reduction (lmr_table)
+    mcount: np.ndarray    # int64[2, 64]: move quotas by remaining depth, quiet nodes then noisy
 
 
 #: one entry is a key and a packed word in the same 16 bytes, so a probe or a store touches one
@@ -111,11 +101,6 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
     """Search tables for boards of `n_cells` padded cells; the TT takes about tt_bytes."""
     size = 1 << max(12, int(tt_bytes // TT_ENTRY_BYTES).bit_length() - 1)
     params = np.zeros(N_PARAMS, dtype=np.int64)
-    params[P_LEAF_VCF] = 3
-    params[P_WIDTH] = WIDTH
-    params[P_LMR] = 1
-    params[P_PRUNE] = 1
-    params[P_LATE_PLY] = LATE_MOVE_PLY
     params[P_CALM_OWN] = core.C_F3      # quiet moves make less than an open three ...
     params[P_CALM_OPP] = core.C_B4      # ... and stop less than a four
     n_weights = _WEIGHED.shape[0]
@@ -133,9 +118,56 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
         tpv=np.zeros(threats.MAXPLY, dtype=np.int64),
         ttt=new_threat_table(16),
         net=empty_evaluator(n_cells),
+        lmr=np.zeros((LMR_DEPTHS, LMR_MOVES), dtype=np.int64),
+        mcount=np.zeros((2, 64), dtype=np.int64),
     )
     set_weights(cx, evaluation.tables())
+    apply_params(cx, DEFAULT)
     return cx
+
+
+#: bits of params[P_LMR], the slot that decides how a late move's child is searched:
+#: LMR_ON reduces late moves' depth; FULL_WINDOW searches every child on the node's full
+#: window instead of a null window first (plain alpha-beta, where no node is a PV node, so the
+#: TT bounds and the pruning apply wherever they hold, as in a textbook alpha-beta)
+LMR_ON = 1
+FULL_WINDOW = 2
+
+
+def apply_params(cx: SearchCtx, params: SearchParams, full_window: bool = False) -> None:
+    """Load a player's search parameters (engine.search.params) into its context: switches
+    and margins into params' slots, the LMR and move-count shapes into their tables. Cheap
+    (a few thousand numbers), so every search applies its player's own."""
+    p = cx.params
+    p[P_LMR] = (LMR_ON if params["lmr"] else 0) | (FULL_WINDOW if full_window else 0)
+    p[P_PRUNE] = int(params["prune"])
+    p[P_LEAF_VCF] = int(params["leaf_vcf"])
+    p[P_WIDTH] = int(params["width"])
+    p[P_LATE_PLY] = int(params["late_ply"])
+    p[P_LMR_MIN_MOVES] = int(params["lmr_min_moves"])
+    p[P_LMR_MIN_DEPTH] = int(params["lmr_min_depth"])
+    p[P_LMR_PV] = int(params["lmr_pv"])
+    p[P_RFP_MARGIN], p[P_RFP_DEPTH] = int(params["rfp_margin"]), int(params["rfp_depth"])
+    p[P_RAZOR_MARGIN], p[P_RAZOR_DEPTH] = int(params["razor_margin"]), int(params["razor_depth"])
+    p[P_FUTILITY] = 0
+    for d in range(1, FUTILITY_DEPTH + 1):
+        p[P_FUTILITY + d] = int(params[f"futility_{d}"])
+    p[P_ASPIRATION], p[P_ASP_DEPTH] = int(params["aspiration"]), int(params["asp_depth"])
+    p[P_HIST_MALUS] = int(params["hist_malus"])
+    p[P_LMR_HIST] = int(params["lmr_hist"])
+    cx.lmr[:, :] = _lmr_cached(float(params["lmr_div"]))
+    cx.mcount[0, :] = move_counts(int(params["mc_quiet_cap"]), float(params["mc_quiet_a"]), float(params["mc_quiet_b"]))
+    cx.mcount[1, :] = move_counts(int(params["mc_noisy_cap"]), float(params["mc_noisy_a"]), float(params["mc_noisy_b"]))
+
+
+_LMR_TABLES: dict[float, np.ndarray] = {}
+
+
+def _lmr_cached(divisor: float) -> np.ndarray:
+    t = _LMR_TABLES.get(divisor)
+    if t is None:
+        t = _LMR_TABLES[divisor] = lmr_table(divisor)
+    return t
 
 
 def _weighed_mask() -> np.ndarray:
