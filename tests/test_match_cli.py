@@ -107,6 +107,35 @@ def test_sprt_option_forms():
     assert r.exit_code != 0 and "elo1 > elo0" in r.output
 
 
+def test_game_pairs_are_reported_and_tested_as_pairs():
+    """Each opening twice with colours swapped is a pair: the report prints the pentanomial
+    counts of the complete pairs, the JSON carries them, and the SPRT counts pairs; with an
+    odd number of games it counts games (cutechess's model) and says so."""
+    r = CliRunner().invoke(main, ["match", "random", "random:seed=5", "-n", "10", "--seed", "2", "--json", "-",
+                                  "--sprt", "elo0=0", "elo1=10", "model=normalized"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    counts = data["pairs"]["pentanomial"]
+    assert sum(counts) == data["pairs"]["count"] == 5
+    # the counts are the pairs' points, game 2k with game 2k+1
+    res = {g["index"]: g for g in data["results"]}
+    points = [0.0] * 5
+
+    def a_score(g):
+        won = {"black": g["a_is_black"], "white": not g["a_is_black"], None: None}[g["winner"]]
+        return 0.5 if won is None else float(won)
+    for k in range(5):
+        points[int(2 * (a_score(res[2 * k]) + a_score(res[2 * k + 1])))] += 1
+    assert counts == points
+    assert f"Ptnml(0-2): {', '.join(str(c) for c in counts)}  (5 pairs)" in r.stderr
+    assert data["sprt"]["basis"] == "pairs" and "on pairs" in r.stderr
+    r = CliRunner().invoke(main, ["match", "random", "random:seed=5", "-n", "3", "--sprt", "elo0=0", "elo1=10"])
+    assert r.exit_code == 0, r.output
+    assert "on games" in r.output and "(1 pairs)" in r.output
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "2", "--sprt", "elo0=0", "elo1=5", "model=bayes"])
+    assert r.exit_code != 0 and "model must be logistic or normalized" in r.output
+
+
 def test_live_view_runs():
     r = CliRunner().invoke(main, ["match", "random", "random", "-n", "2", "--progress"])
     assert r.exit_code == 0, r.output
@@ -184,3 +213,21 @@ def test_unwritable_output_is_refused_before_the_first_game(tmp_path, option):
     assert r.exit_code != 0
     assert "Started game" not in r.output and "Finished game" not in r.output
     assert "a-file is a file, not a folder" in r.output and option in r.output
+
+
+def test_adjudicate_ends_a_game_both_searches_see_decided(tmp_path):
+    """Black to move with an open three: it makes the open four (a proven win), white's
+    search sees the loss, and with --adjudicate the game ends there, at white's move, counted
+    for black; without it the five is played out."""
+    book = tmp_path / "won.txt"
+    book.write_text("h8a1i8a3j8a5\n")
+    args = ["match", "classical:nodes=5000", "classical:nodes=5000,name=other", "-n", "2", "-o", str(book),
+            "-t", "0", "--json", "-"]
+    r = CliRunner().invoke(main, args + ["--adjudicate"])
+    assert r.exit_code == 0, r.output
+    games = json.loads(r.stdout)["results"]
+    assert [g["reason"] for g in games] == ["proven", "proven"]
+    assert all(g["winner"] == "black" and len(g["moves"]) == 6 + 2 for g in games)
+    assert "wins by adjudication: both searches see the win forced" in games[0]["detail"]
+    r = CliRunner().invoke(main, args)
+    assert [g["reason"] for g in json.loads(r.stdout)["results"]] == ["five", "five"]

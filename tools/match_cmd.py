@@ -14,6 +14,7 @@ import json
 import re
 import sys
 import threading
+import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Optional
@@ -22,31 +23,42 @@ import click
 
 from gomoku.engine.match.arena import (GameJob, GameResult, GameSettings, Match, MatchSettings, MatchSummary,
                                  SprtSettings, probe_player)
-from gomoku.engine.match.openings import (OpeningError, balanced_openings, builtin_openings, check_openings,
-                                    default_openings, load_openings)
+from gomoku.engine.match.openings import (OpeningError, balanced_openings, book_openings, builtin_openings,
+                                          check_openings, default_openings, load_openings)
 from gomoku.engine.match.players import PlayerError, SpecError, check_game_fit, match_board, parse_spec
 from gomoku.engine.game.rules import Rule
 from gomoku.protocol.players import make_player
 from gomoku.tools.options import INTERRUPTED, board_option, live_view, output_path, progress_option, rule_option
 
-_SPRT_KEY = re.compile(r"^(elo0|elo1|alpha|beta)=", re.I)
+#: while a match runs, --json is rewritten after every game of the first JSON_EVERY_GAME_UPTO,
+#: then only once JSON_WAIT_FACTOR times the last rewrite's duration has passed (at most about
+#: 5 % of the match); the last is always written
+JSON_EVERY_GAME_UPTO = 500
+JSON_WAIT_FACTOR = 20.0
+_SPRT_KEY = re.compile(r"^(elo0|elo1|alpha|beta|model)=", re.I)
 
 
 def _parse_sprt(tokens: list[str]) -> Optional[SprtSettings]:
     if not tokens:
         return None
     vals: dict[str, float] = {}
+    model = "logistic"
     for tok in " ".join(tokens).replace(",", " ").split():
         key, sep, value = tok.partition("=")
+        if sep and key.lower() == "model":
+            if value.lower() not in ("logistic", "normalized"):
+                raise click.UsageError(f"--sprt: model must be logistic or normalized, got {value!r}")
+            model = value.lower()
+            continue
         if not sep or key.lower() not in ("elo0", "elo1", "alpha", "beta"):
-            raise click.UsageError(f"--sprt takes elo0=X elo1=Y [alpha=A beta=B], got {tok!r}")
+            raise click.UsageError(f"--sprt takes elo0=X elo1=Y [alpha=A beta=B model=M], got {tok!r}")
         try:
             vals[key.lower()] = float(value)
         except ValueError:
             raise click.UsageError(f"--sprt: {key} must be a number, got {value!r}") from None
     if "elo0" not in vals or "elo1" not in vals:
         raise click.UsageError("--sprt needs elo0=X and elo1=Y")
-    s = SprtSettings(vals["elo0"], vals["elo1"], vals.get("alpha", 0.05), vals.get("beta", 0.05))
+    s = SprtSettings(vals["elo0"], vals["elo1"], vals.get("alpha", 0.05), vals.get("beta", 0.05), model)
     if s.elo1 <= s.elo0:
         raise click.UsageError("--sprt needs elo1 > elo0")
     if not (0 < s.alpha < 1 and 0 < s.beta < 1):
@@ -153,9 +165,13 @@ class _View:
 @click.option("--start-timeout", type=click.FloatRange(0, min_open=True), default=10.0, show_default=True,
               help="Seconds a brain has to answer ABOUT and START.")
 @click.option("-o", "--openings", default="auto", show_default=True,
-              help="'balanced' (100 openings Rapfi judged even: 15x15 freestyle/standard), 'builtin' (26 "
-                   "classical 3-stone openings), 'auto' (balanced where it exists, else builtin), 'none', "
-                   "or a file (pos h8i9j7 or offset -1,0, 0,1).")
+              help="'balanced' (100 openings Rapfi judged even: 15x15 freestyle/standard), 'book' (the "
+                   "engine's own 15x15 book of thousands over the whole board: freestyle, standard, renju), "
+                   "'builtin' (26 classical 3-stone openings), 'auto' (balanced where it exists, else builtin), "
+                   "'none', or a file (pos h8i9j7 or offset -1,0, 0,1).")
+@click.option("--replay", is_flag=True,
+              help="Allow more games than twice the openings (each opening is then played again; at fixed "
+                   "nodes that replays the same games).")
 @click.option("--openings-format", type=click.Choice(["auto", "pos", "offset"]), default="auto", show_default=True,
               help="How an openings file writes moves: pos (h8i9j7), offset (-1,0 0,1, from the centre) or auto.")
 @click.option("--random-order", is_flag=True, help="Shuffle the openings (reproducible with --seed).")
@@ -163,9 +179,14 @@ class _View:
               help="Games played at once (worker processes).")
 @click.option("--draw-after", type=click.IntRange(1), default=None,
               help="Adjudicate a draw when this many stones are on the board.")
+@click.option("--adjudicate", "adjudicate_proven", is_flag=True,
+              help="End a game as soon as both players see it decided: one's last report is a proven win, "
+                   "the other's a proven loss (reason 'proven', counted as a win).")
 @click.option("--seed", type=int, default=None, help="Seed for opening order and random players.")
-@click.option("--sprt", "sprt_text", default=None, metavar="elo0=X elo1=Y [alpha=A beta=B]",
-              help="Stop early when the SPRT decides (cutechess model).")
+@click.option("--sprt", "sprt_text", default=None, metavar="elo0=X elo1=Y [alpha=A beta=B model=M]",
+              help="Stop early when the SPRT decides: on the game pairs' pentanomial counts "
+                   "(fishtest's GSPRT; an odd -n: on games, cutechess's model). model=logistic "
+                   "(default) or normalized: what elo0/elo1 are.")
 @click.option("--sgf", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Append every game to this SGF collection (an existing file is kept and extended).")
 @click.option("--psq", "psq_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -183,7 +204,8 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
           match_time: Optional[float], nodes: Optional[int], depth: Optional[int], playouts: Optional[int],
           win_length: int, seat_count: int,
           tolerance: float, start_timeout: float, openings: str, openings_format: str, random_order: bool,
-          concurrency: int, draw_after: Optional[int], seed: Optional[int], sprt_text: Optional[str],
+          replay: bool, concurrency: int, draw_after: Optional[int], adjudicate_proven: bool, seed: Optional[int],
+          sprt_text: Optional[str],
           sgf: Optional[Path], psq_dir: Optional[Path], json_path: Optional[Path], max_memory: int,
           brain_info: tuple[str, ...], name_a: Optional[str],
           name_b: Optional[str], progress: Optional[bool]) -> None:
@@ -202,12 +224,15 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
         turn_time = 1.0
     spec_a, spec_b, width, height, warnings = _parse_players(specs, board, rule, win_length)
     ops = _choose_openings(openings, openings_format, width, height, rule)
+    if ops and games > 2 * len(ops) and not replay:
+        raise click.UsageError(f"{games} games need {(games + 1) // 2} openings and the set has {len(ops)}: use a "
+                               "larger set (-o book, gomoku openings), fewer games, or --replay")
     infos = _parse_brain_info(brain_info)
     game = GameSettings(width=width, height=height, rule=rule, turn_time=turn_time, match_time=match_time,
                         nodes=nodes, depth=depth, playouts=playouts, tolerance=tolerance,
                         draw_after=draw_after, start_timeout=start_timeout,
                         max_memory=max_memory * 1024 * 1024 if max_memory else None, brain_info=infos,
-                        win_length=win_length, factory=make_player)
+                        win_length=win_length, factory=make_player, adjudicate_proven=adjudicate_proven)
     settings = MatchSettings(game=game, games=games, openings=tuple(ops), random_order=random_order,
                              seed=seed, concurrency=concurrency, sprt=sprt)
 
@@ -275,6 +300,8 @@ def _choose_openings(openings: str, openings_format: str, width: int, height: in
             ops = builtin_openings(width, height)
         elif openings.lower() == "balanced":
             ops = balanced_openings(width, height, rule)
+        elif openings.lower() == "book":
+            ops = book_openings(width, height, rule)
         elif openings.lower() == "auto":
             ops = default_openings(width, height, rule)
         elif openings.lower() == "none":
@@ -322,6 +349,7 @@ def _play(m: Match, view: _View, sgf: Optional[Path], psq_dir: Optional[Path], j
     Returns the summary and the score line the view printed last."""
     stop = threading.Event()
     record_error: list[str] = []
+    next_json = [0.0]
     with view:
         def on_end(res: GameResult, summary: MatchSummary) -> None:
             view.finished(res, summary)
@@ -331,10 +359,16 @@ def _play(m: Match, view: _View, sgf: Optional[Path], psq_dir: Optional[Path], j
                 except (OSError, ValueError) as exc:
                     record_error.append(f"cannot write game records: {exc}")
                     stop.set()
-            if json_file is not None and not record_error:
-                # what was played so far survives an interrupted match
+            if json_file is not None and not record_error and (len(summary.results) <= JSON_EVERY_GAME_UPTO
+                                                                or time.monotonic() >= next_json[0]):
+                # what was played so far survives an interrupted match. The file holds every
+                # game, so rewriting it after each of 10,000 games would cost more than the
+                # games: past JSON_EVERY_GAME_UPTO games, after a write that took t the next
+                # waits JSON_WAIT_FACTOR * t
                 try:
+                    t0 = time.monotonic()
                     write_json(json_file, summary, run_settings, finished=False)
+                    next_json[0] = time.monotonic() + JSON_WAIT_FACTOR * (time.monotonic() - t0)
                 except OSError as exc:
                     record_error.append(f"cannot write {json_file}: {exc.strerror or exc}")
                     stop.set()
@@ -405,8 +439,8 @@ def write_json(path: Path, summary: MatchSummary, settings: dict[str, Any], fini
 
 
 #: options only two-player matches know; given with --players 3 they are one-line errors
-_TWO_PLAYER_ONLY = ("match_time", "nodes", "depth", "sprt_text", "sgf", "psq_dir", "openings", "random_order",
-                    "draw_after", "brain_info", "max_memory", "concurrency")
+_TWO_PLAYER_ONLY = ("match_time", "nodes", "depth", "sprt_text", "sgf", "psq_dir", "openings", "replay", "random_order",
+                    "draw_after", "adjudicate_proven", "brain_info", "max_memory", "concurrency")
 
 
 def _run_nplayer(specs: tuple[str, ...], seat_count: int, games: int, rule: Rule, board: Optional[tuple[int, int]],

@@ -13,6 +13,8 @@ seats black and white and speaks in colours. A game ends with one of these `reas
     resign        the player returned no move and said it resigns
     full          board full: draw
     adjudication  draw by move count (`draw_after` stones on the board)
+    proven        won by adjudication: the winner's last report was a proven win and the
+                  loser's a proven loss (`adjudicate_proven`)
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from gomoku.engine.match.players import Player, PlayerFactory, make_player
 from gomoku.engine.match.referee import ColourWords, referee
 
 EMPTY, BLACK, WHITE = 0, 1, 2
-DECISIVE = ("five", "foul", "illegal", "time", "crash", "resign")
+DECISIVE = ("five", "foul", "illegal", "time", "crash", "resign", "proven")
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class GameSettings:
     start_timeout: float = 10.0          # s for a brain to answer ABOUT / START
     brain_info: tuple[tuple[str, str], ...] = ()   # extra `INFO key value` lines for brains
     win_length: int = 5                  # stones in a row that win (4: MCTS players only)
+    adjudicate_proven: bool = False      # end a game once both players see the win forced
     # spec -> Player in the playing process; a module-level function (pickled by reference).
     # The engine's own knows in-process kinds; gomoku.protocol.players.make_player adds brains.
     factory: PlayerFactory = make_player
@@ -138,7 +141,7 @@ def play_game(black: Player, white: Player, settings: GameSettings, opening: Ope
     board = game.board(opening)
     words = ColourWords((black.name, white.name), game.width, game.height)
     v = referee([black, white], board, limits or (settings.base_limit(),) * 2, words, settings.tolerance,
-                settings.draw_after, stop)
+                settings.draw_after, stop, settings.adjudicate_proven)
     winner = (v.winner + 1 if v.winner is not None else other_colour(v.loser + 1) if v.loser is not None
               else EMPTY)
     return GameResult(index, black.name, white.name, winner, v.reason, v.detail, v.moves,

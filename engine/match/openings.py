@@ -86,6 +86,25 @@ def balanced_openings(width: int, height: Optional[int], rule: Rule) -> list[Ope
     return load_openings(Path(__file__).resolve().parent.parent / "data" / name, width, height, "pos")
 
 
+#: rule -> file in engine/data with the engine's own book (`gomoku openings`: thousands of
+#: openings over the whole board, for tests of thousands of games)
+_BOOK_FILES = {r: f"book15_{r.label}.txt" for r in (Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU)}
+
+
+def book_openings(width: int, height: Optional[int], rule: Rule) -> list[Opening]:
+    """The shipped book of 15x15 openings for the rule, made and judged by the classical
+    search itself (`gomoku openings`): stones anywhere on the board, edges and corners in
+    their natural share. OpeningError where no book was made."""
+    height = width if height is None else height
+    name = _BOOK_FILES.get(Rule(rule))
+    path = Path(__file__).resolve().parent.parent / "data" / (name or "")
+    if name is None or (width, height) != (BALANCED_SIZE, BALANCED_SIZE) or not path.is_file():
+        raise OpeningError(f"the opening book exists for {BALANCED_SIZE}x{BALANCED_SIZE} "
+                           + ", ".join(r.label for r in _BOOK_FILES if (path.parent / _BOOK_FILES[r]).is_file())
+                           + f" only (here {width}x{height} {Rule(rule).label}); make one with gomoku openings")
+    return load_openings(path, width, height, "pos")
+
+
 def default_openings(width: int, height: Optional[int], rule: Rule) -> list[Opening]:
     """The balanced set where there is one for the board and rule, else the built-in one."""
     try:

@@ -6,7 +6,7 @@ result. The rules of judging are therefore written once; only the words differ, 
 player results read "White wins on time" (as cutechess does) and n-seat ones name the seat.
 
 Reason codes, as the arena's docstring lists them: five, foul, illegal, time, crash, resign,
-full, adjudication. A forfeit names the seat that lost (`Verdict.loser`); with two seats the
+full, adjudication, proven. A forfeit names the seat that lost (`Verdict.loser`); with two seats the
 other one wins, with more the caller decides (the n-seat match scores it for the other side).
 """
 from __future__ import annotations
@@ -54,6 +54,9 @@ class SeatWords:
 
     def adjudicated(self, moves: int) -> str:
         return f"draw by adjudication after {moves} moves"
+
+    def proven(self, seat: int) -> str:
+        return f"{self.who(seat)} wins by adjudication: both searches see its win forced"
 
     def stopped(self) -> str:
         return "draw: match stopped"
@@ -119,6 +122,9 @@ class ColourWords(SeatWords):
     def adjudicated(self, moves: int) -> str:
         return f"Draw by adjudication after {moves} moves"
 
+    def proven(self, seat: int) -> str:
+        return f"{self.COLOURS[seat]} wins by adjudication: both searches see the win forced"
+
     def stopped(self) -> str:
         return "Draw: match stopped"
 
@@ -174,11 +180,16 @@ class _Ended(Exception):
 
 def referee(seated: Sequence[Player], board: SeatBoard, limits: Sequence[Limit], words: SeatWords,
             tolerance: float = 1.0, draw_after: Optional[int] = None,
-            stop: Optional[threading.Event] = None) -> Verdict:
+            stop: Optional[threading.Event] = None, adjudicate_proven: bool = False) -> Verdict:
     """Play the game on `board` (opening stones already placed) with `seated[s]` at seat s.
     Player errors never escape: the seat that made one forfeits. `limits[s]`' match_time is
-    kept as a game clock here and handed over as `time_left`."""
+    kept as a game clock here and handed over as `time_left`.
+
+    With `adjudicate_proven` (two seats), a game ends as soon as both players agree it is over:
+    one's last report is a proven win (`score` "win"), the other's a proven loss. The rest of such a game is a matter of playing out the proof, and a tester
+    at fixed nodes plays thousands of them (reason "proven")."""
     times: list[float] = []
+    said: list[Any] = [None] * len(seated)      # each seat's last reported score
     try:
         _start(seated, board, words)
         used = [0.0] * len(seated)
@@ -195,6 +206,11 @@ def referee(seated: Sequence[Player], board: SeatBoard, limits: Sequence[Limit],
             times.append(elapsed)
             if foul:
                 raise _Ended("foul", words.foul(seat, x, y), loser=seat)
+            said[seat] = res.info.get("score")
+            if adjudicate_proven and len(seated) == 2 and board.winner is None \
+                    and {said[seat], said[1 - seat]} == {"win", "loss"}:
+                winner = seat if said[seat] == "win" else 1 - seat
+                raise _Ended("proven", words.proven(winner), winner=winner)
     except _Ended as end:
         return Verdict(end.winner, end.loser, end.reason, end.detail, board.moves, times)
 

@@ -1,0 +1,71 @@
+"""`gomoku openings`: a book of balanced openings made by the engine's own search, resumable,
+mirror images once; and a match that would replay its openings says so."""
+from __future__ import annotations
+
+import random
+
+from click.testing import CliRunner
+
+from gomoku.engine.match import opening_book as ob
+from gomoku.engine.match.openings import load_openings
+from gomoku.tools.cli import main
+
+
+def test_candidates_lie_on_the_board_near_one_another_and_reach_the_edges():
+    rng = random.Random(7)
+    ops = [ob.candidate(rng, 15, 15) for _ in range(500)]
+    for op in ops:
+        assert len(op) in ob.STONES and len(set(op)) == len(op)
+        assert all(0 <= x < 15 and 0 <= y < 15 for x, y in op)
+        for i in range(1, len(op)):
+            assert min(max(abs(op[i][0] - x), abs(op[i][1] - y)) for x, y in op[:i]) <= ob.REACH
+    # anchors are uniform over the board: a good share touches the two outer rings
+    assert 0.25 < ob.edge_share(ops, 15, 15) < 0.75
+
+
+def test_mirror_images_share_one_key_and_colours_matter():
+    op = ((7, 7), (8, 8), (6, 9))
+    mirrored = tuple((14 - x, y) for x, y in op)
+    turned = tuple((y, x) for x, y in op)
+    key = ob.canonical(op, 15, 15)
+    assert ob.canonical(mirrored, 15, 15) == key == ob.canonical(turned, 15, 15)
+    swapped = ((8, 8), (7, 7), (6, 9))             # the first two stones change colour
+    assert ob.canonical(swapped, 15, 15) != key
+
+
+def test_gomoku_openings_makes_a_book_and_goes_on_where_it_stopped(tmp_path):
+    book = tmp_path / "book.txt"
+    args = ["openings", str(book), "--nodes", "1000", "--margin", "400", "--size", "11", "--no-progress"]
+    r = CliRunner().invoke(main, args + ["-n", "3"])
+    assert r.exit_code == 0, r.output
+    first = load_openings(book, 11, 11, "pos")
+    assert len(first) == 3
+    head = book.read_text().splitlines()[:3]
+    assert head[1].startswith("# command: gomoku openings book.txt -n 3 --rule freestyle --size 11 --nodes 1000")
+    batches = int(head[2].split(":")[1])
+    r = CliRunner().invoke(main, args + ["-n", "5"])
+    assert r.exit_code == 0, r.output
+    more = load_openings(book, 11, 11, "pos")
+    assert more[:3] == first and len(more) == 5
+    assert int(book.read_text().splitlines()[2].split(":")[1]) > batches
+    assert len({ob.canonical(op, 11, 11) for op in more}) == 5
+    r = CliRunner().invoke(main, args + ["-n", "5"])
+    assert r.exit_code == 0 and "5 openings already" in r.output
+
+
+def test_every_kept_opening_is_judged_even_by_the_search():
+    settings = ob.BookSettings(11, 11, nodes=1000, margin=400)
+    found = ob.find_balanced(3, 6, settings)
+    for op, score in found:
+        assert abs(score) <= 400
+        assert ob.judge(op, settings) == score          # the judgement is deterministic
+
+
+def test_a_match_that_would_replay_its_openings_says_so(tmp_path):
+    two = tmp_path / "two.txt"
+    two.write_text("h8i9\nh8h9\n")
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "6", "-o", str(two)])
+    assert r.exit_code == 2
+    assert "6 games need 3 openings and the set has 2" in r.output
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "6", "-o", str(two), "--replay", "-t", "0"])
+    assert r.exit_code == 0, r.output
