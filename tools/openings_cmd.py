@@ -46,9 +46,9 @@ def _write(path: Path, openings: list[str], batches: int, command: str, what: st
               help="Openings the book should hold.")
 @rule_option()
 @click.option("-s", "--size", type=click.IntRange(5, 22), default=15, show_default=True, help="Board side.")
-@click.option("--nodes", type=click.IntRange(min=1000), default=50_000, show_default=True,
+@click.option("--nodes", type=click.IntRange(min=1000), default=20_000, show_default=True,
               help="Nodes the search spends judging one candidate.")
-@click.option("--margin", type=click.IntRange(min=0), default=150, show_default=True,
+@click.option("--margin", type=click.IntRange(min=0), default=300, show_default=True,
               help="Keep a candidate the search scores within this of even (evaluation units).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the candidates (batch k uses seed, k).")
 @click.option("-c", "--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,

@@ -33,8 +33,8 @@ class BookSettings:
     width: int = 15
     height: int = 15
     rule: Rule = Rule.FREESTYLE
-    nodes: int = 50_000          # the search that judges a candidate (deterministic)
-    margin: int = 150            # |score| at most this (evaluation units; K is about 1000)
+    nodes: int = 20_000          # the search that judges a candidate (deterministic)
+    margin: int = 300            # |score| at most this (evaluation units, about 5 x Rapfi's: its +-60)
 
 
 def candidate(rng: random.Random, width: int, height: int) -> Opening:
