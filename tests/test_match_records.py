@@ -1,19 +1,26 @@
-"""`gomoku match --sgf/--psq/--append`, through the click command.
+"""`gomoku match --sgf/--psq/--append` and the match's Elo words, through the click command.
 
 A match's records are its own games (README: "rewritten after every game"): three runs of the
-same command used to leave 2, 4 and 6 games in the SGF file, two of them GN[1]."""
+same command used to leave 2, 4 and 6 games in the SGF file, two of them GN[1]. The Elo line
+after a sweep used to say "at least -113.4" for a player that won every game."""
 from __future__ import annotations
 
 import json
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from gomoku.engine.game.records import load_psq, load_sgf_all
 from gomoku.tools.cli import main
+
+FIXTURE = Path(__file__).parent / "fixtures" / "pbrain_fixture.py"
+#: a brain that answers its first move request with an occupied cell: A wins every game
+LOSER = "brain:" + " ".join([sys.executable, str(FIXTURE), "occupied"])
 
 
 def match(*args: str):
@@ -93,3 +100,18 @@ def test_match_outputs_get_the_mode_the_umask_gives(tmp_path):
         os.umask(old)
     for f in (sgf, js, *psq.iterdir()):
         assert stat.S_IMODE(f.stat().st_mode) == 0o644, f
+
+
+@pytest.mark.parametrize("games, said, brief", [
+    (2, "Elo difference: all 2 games won, too few for a 95 % bound (5 needed), LOS: ", "Elo: too few games"),
+    (6, "Elo difference: at least +75.5 (all 6 games won; 95 % one-sided bound), LOS: ", ">= +75 Elo"),
+])
+def test_a_sweep_gives_a_bound_on_the_winners_side_in_report_json_and_live_view(tmp_path, games, said, brief):
+    js = tmp_path / "s.json"
+    r = match("random", LOSER, "-n", str(games), "--json", str(js), "--progress")
+    assert said in r.output, r.output
+    assert brief in r.output and "+inf" not in r.output and "-113" not in r.output, r.output
+    data = json.loads(js.read_text())
+    assert (data["wins"], data["elo"], data["elo_upper"]) == (games, None, None)
+    assert data["elo_lower"] == (None if games < 5 else pytest.approx(75.49, abs=0.01))
+    assert data["elo_text"] in said

@@ -99,7 +99,7 @@ class _View:
         w, l, d = summary.wld()
         if self.progress is not None:
             from gomoku.engine.match import stats
-            extra = f"  {stats.elo_diff(w, l, d):+.0f} Elo" if w + l + d else ""
+            extra = f"  {stats.elo_brief(w, l, d)}" if w + l + d else ""
             if summary.sprt is not None:
                 extra += f"  llr {summary.sprt.llr:.2f}"
             self.progress.update(self.task, advance=1, score=f"{w} - {l} - {d}{extra}")
