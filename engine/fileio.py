@@ -10,6 +10,7 @@ results, learned tables and the trainer's files (through `train.atomic`) all use
 from __future__ import annotations
 
 import os
+import secrets
 import tempfile
 from pathlib import Path
 from typing import Callable, Union
@@ -43,11 +44,11 @@ def write_atomic_with(path: PathLike, writer: Callable[[str], None]) -> None:
 
     The temporary lies beside the target (a rename across filesystems is not atomic), is
     fsynced before the rename so the new name never points at unwritten blocks, and the
-    folder is fsynced after it so the rename itself survives a power cut."""
+    folder is fsynced after it so the rename itself survives a power cut. The file gets the
+    mode a plain `open()` would give it (0666 less the umask; see `_new_temporary`)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{p.name}.", suffix=".tmp", dir=str(p.parent))
-    os.close(fd)
+    tmp = _new_temporary(p)
     try:
         writer(tmp)
         with open(tmp, "rb+") as f:
@@ -60,6 +61,26 @@ def write_atomic_with(path: PathLike, writer: Callable[[str], None]) -> None:
             pass
         raise
     _fsync_folder(p.parent)
+
+
+def _new_temporary(target: Path) -> str:
+    """Create an empty, unique temporary beside `target` and return its path.
+
+    Not `tempfile.mkstemp`: that creates the file 0600 whatever the umask, and the rename
+    carries the mode over, so every result, record, plot and net came out readable by its
+    owner only while a plain `open()` gives 0666 less the umask (0644 under the usual 0022).
+    Asking the kernel for 0666 with O_EXCL gives exactly what `open()` would, umask
+    applied, with no umask read-and-restore (which would race with other threads)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = target.parent / f"{TMP_PREFIX}{target.name}.{secrets.token_hex(4)}.tmp"
+        try:
+            fd = os.open(tmp, flags, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return str(tmp)
+    raise FileExistsError(f"{target.parent}: no free temporary name for {target.name}")
 
 
 def _fsync_folder(folder: Path) -> None:

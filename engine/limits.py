@@ -128,24 +128,37 @@ class SearchInfo:
                 pass
         return " ".join(parts)
 
-    def summary(self, who: str = "") -> str:
-        """The terminal's words after a move (', depth 9, score +35 for classical, 12.3k
-        nodes, value 0.56'), empty when the player said nothing; the score is the mover's, so
-        `who` names it. MCTS players give playouts, which are counted instead of nodes."""
+    def summary(self, whose: str = "") -> str:
+        """The terminal's words after a move (', depth 9, its score +35, 12k nodes, value
+        0.56'), empty when the player said nothing; the score is the mover's, so `whose` ('its'
+        after the engine's move, 'your' for a hint) says so. Short, because `gomoku play`
+        shows it on one 80-column line after 'classical played g8 (6,7) in 0.99 s' (the former
+        'score -789 for classical, 799.1k nodes' wrapped there). MCTS players give playouts,
+        which are counted instead of nodes."""
         parts = []
         if self.depth is not None:
             parts.append(f"depth {self.depth}")
         score = self.score_text(signed=True)
         if score is not None:
-            parts.append(f"score {score} for {who}" if who else f"score {score}")
+            parts.append(f"{whose} score {score}" if whose else f"score {score}")
         if self.playouts:
             parts.append(f"{int(self.playouts)} playouts")
         elif self.nodes:
-            n = int(self.nodes)
-            parts.append(f"{n / 1000:.1f}k nodes" if n >= 1000 else f"{n} nodes")
+            parts.append(f"{_count(int(self.nodes))} nodes")
         if self.winrate is not None:
             parts.append(f"value {float(self.winrate):.2f}")
         return (", " + ", ".join(parts)) if parts else ""
+
+
+def _count(n: int) -> str:
+    """A count in at most four characters of digits: 950, 1.2k, 799k, 1.2M."""
+    if n < 1000:
+        return str(n)
+    if n < 9_950:
+        return f"{n / 1000:.1f}k"
+    if n < 999_500:
+        return f"{n / 1000:.0f}k"
+    return f"{n / 1e6:.1f}M"
 
 
 @dataclass

@@ -24,16 +24,29 @@ READ_CHUNK = 65536
 
 
 def run(log_path: Optional[str] = None, warmup: bool = True,
-        clock: Callable[[], float] = time.monotonic) -> int:
+        clock: Callable[[], float] = time.monotonic,
+        check: Optional[Callable[[], Optional[str]]] = None) -> int:
     """Serve the protocol until END or end of input; never returns normally (os._exit).
-    Input lines are stamped on `clock`, which the session's deadlines are on."""
+    Input lines are stamped on `clock`, which the session's deadlines are on.
+
+    `check` (the files the command line names, see `named_files_problem`) runs once the
+    streams are isolated, so what the libraries it loads print lands in the log, not in the
+    manager's pipe. A problem it returns does not end the brain: a manager would only see a
+    process that died before ABOUT and START, and its user no reason. The brain serves the
+    protocol and refuses every game with `ERROR <problem>` (see Session's `refusal`), and
+    the log says why from its first lines."""
     # A thread waiting for the GIL (the watchdog, the reader) gets it within ~1 ms instead of 5.
     sys.setswitchinterval(0.001)
     proto_fd = isolate_stdio(log_path)
     out = ProtocolOutput(proto_fd, log=sys.stderr if log_path else None)
-    loader = EngineLoader(warmup=warmup).start()
-    session = Session(out, loader, startup_s=timeman.startup_cost_s(), clock=clock)
+    problem = _checked(check)
+    loader = EngineLoader(warmup=warmup)
+    if problem is None:
+        loader.start()
+    session = Session(out, loader, startup_s=timeman.startup_cost_s(), clock=clock, refusal=problem)
     print(f"brain started, pid {os.getpid()}, start-up charge {session.startup_s:.3f} s")
+    if problem is not None:
+        print(f"every game refused: {problem}")
     splitter = LineSplitter()
     while True:
         try:
@@ -74,13 +87,46 @@ def _quit(out: ProtocolOutput) -> None:
     os._exit(0)
 
 
+def _checked(check: Optional[Callable[[], Optional[str]]]) -> Optional[str]:
+    """What `check` finds wrong, in one line; a check that crashes is a problem too (its
+    traceback goes to the log), never a dead brain."""
+    if check is None:
+        return None
+    try:
+        return check()
+    except Exception as exc:  # noqa: BLE001 - the brain must still answer
+        traceback.print_exc()
+        return f"start-up check failed: {type(exc).__name__}: {exc}".splitlines()[0]
+
+
+def named_files_problem(net: Optional[str] = None, evaluator: Optional[str] = None) -> Optional[str]:
+    """Why the net (`--net`) or the learned evaluator (`--eval`) the command line names cannot
+    play, in one line, or None once both are handed to the loader (GOMOKU_NET, GOMOKU_EVAL).
+
+    Checked before the first game, not left to the background loader, which falls back to the
+    classical engine: a person who names a file wants to hear that it is wrong, not to find
+    out from a match that the brain quietly played without it."""
+    if evaluator is not None:
+        from gomoku.engine.search.learned_file import EvalFileError, evaluator_path, load_evaluator
+        try:
+            evaluator = str(evaluator_path(evaluator))
+            load_evaluator(evaluator)
+        except EvalFileError as exc:
+            return str(exc)
+        os.environ["GOMOKU_EVAL"] = evaluator
+    if net is not None:
+        why = net_problem(net)
+        if why:
+            return why
+        os.environ["GOMOKU_NET"] = net
+    return None
+
+
 def net_problem(path: str) -> Optional[str]:
     """Why the net file `path` cannot be the brain's net, in one line, or None when it loads.
 
-    `pbrain-gomoku --net` and `gomoku brain --net` check the file before the protocol starts:
-    a person who names a net wants to hear at once that it is wrong, not to find out from a
-    match that the brain quietly played the classical engine (which is what a net that fails
-    later, in the background loader, falls back to)."""
+    What `pbrain-gomoku --net` and `gomoku brain --net` check before the first game (see
+    `named_files_problem`)."""
     from gomoku.engine.net.evaluator import NetEvaluator
     from gomoku.engine.net.metadata import NetFormatError
     try:
@@ -103,14 +149,27 @@ P % of each leaf's value and the tables the rest (default: what the file says, e
 Environment: GOMOKU_NET=FILE is the same as --net, GOMOKU_EVAL=FILE as --eval, GOMOKU_EVAL_SHARE=P
 as --share, GOMOKU_BRAIN_LOG=FILE keeps a log
 of the session, GOMOKU_TURN_MS=N sets the time per move when the manager sends none (default
-5000). Same as `gomoku brain`.
+5000). A --net or --eval file that cannot be used does not stop the brain: it answers ABOUT
+and every START with `ERROR <why>` (e.g. `ERROR net file not found: x.onnx`) and plays no game;
+a malformed command line is refused with one line on stderr and exit status 2. Same as
+`gomoku brain`.
 --warmup compiles (or loads) the whole engine into numba's cache and exits."""
 
 
 def _usage_error(text: str) -> None:
-    """One line on stderr and exit status 2: the protocol has not started, so nothing may go
-    to stdout (a manager would read it as the brain's first reply)."""
-    print(f"pbrain-gomoku: {text}", file=sys.stderr)
+    """One line on stderr and exit status 2, for a command line that is malformed (an
+    unknown argument, a flag without its value): the protocol has not started, so nothing
+    may go to stdout (a manager would read it as the brain's first reply). The line also
+    goes to GOMOKU_BRAIN_LOG when that is set, where a manager's user looks first."""
+    line = f"pbrain-gomoku: {text}"
+    print(line, file=sys.stderr)
+    log = os.environ.get("GOMOKU_BRAIN_LOG")
+    if log:
+        try:
+            with open(log, "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+        except OSError:
+            pass
     raise SystemExit(2)
 
 
@@ -146,31 +205,22 @@ def _share_option(args: list[str]) -> tuple[list[str], Optional[str]]:
 
 def main(argv: Optional[list[str]] = None) -> None:
     """Console-script entry point. GOMOKU_BRAIN_LOG=path keeps a log of the session.
-    Managers start a brain without arguments, or with `--net FILE` (checked here, then served
-    like GOMOKU_NET); -h/--help and --version answer and exit instead of waiting for protocol
-    input, --warmup fills numba's cache and exits (what a frozen brain's compile child runs),
-    anything else is refused."""
+    Managers start a brain without arguments, or with `--net FILE` or `--eval FILE` (checked
+    when the protocol starts, then served like GOMOKU_NET / GOMOKU_EVAL; a file that cannot be
+    used refuses every game, see `run`); -h/--help and --version answer and exit instead of
+    waiting for protocol input, --warmup fills numba's cache and exits (what a frozen brain's
+    compile child runs), anything else is a usage error."""
     args = sys.argv[1:] if argv is None else argv
+    net = evaluator = None
     if args and (args[0] == "--eval" or args[0].startswith("--eval=")):
         args, share = _share_option(args)
-        path = _file_option(args, "--eval", "FILE.eval.npz")
-        from gomoku.engine.search.blend import SHARE_ENV
-        from gomoku.engine.search.learned_file import EvalFileError, evaluator_path, load_evaluator
-        try:
-            path = str(evaluator_path(path))
-            load_evaluator(path)
-        except EvalFileError as exc:
-            _usage_error(str(exc))
-        os.environ["GOMOKU_EVAL"] = path
+        evaluator = _file_option(args, "--eval", "FILE.eval.npz")
         if share is not None:
+            from gomoku.engine.search.blend import SHARE_ENV
             os.environ[SHARE_ENV] = share
         args = []
     if args and (args[0] == "--net" or args[0].startswith("--net=")):
-        path = _file_option(args, "--net", "FILE.onnx")
-        why = net_problem(path)
-        if why:
-            _usage_error(why)
-        os.environ["GOMOKU_NET"] = path
+        net = _file_option(args, "--net", "FILE.onnx")
         args = []
     if args:
         if args[0] in ("-h", "--help"):
@@ -188,7 +238,8 @@ def main(argv: Optional[list[str]] = None) -> None:
             print(f"pbrain-gomoku {_version()}")
             raise SystemExit(0)
         _usage_error(f"unknown argument {args[0]!r} (managers start it without arguments; see --help)")
-    run(log_path=os.environ.get("GOMOKU_BRAIN_LOG") or None)
+    check = (lambda: named_files_problem(net, evaluator)) if net is not None or evaluator is not None else None
+    run(log_path=os.environ.get("GOMOKU_BRAIN_LOG") or None, check=check)
 
 
 if __name__ == "__main__":

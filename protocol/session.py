@@ -49,8 +49,12 @@ class Session:
     """Everything one brain process remembers between commands."""
 
     def __init__(self, out: ProtocolOutput, loader: EngineLoader, startup_s: float = 0.0,
-                 clock: Clock = time.monotonic) -> None:
+                 clock: Clock = time.monotonic, refusal: Optional[str] = None) -> None:
         self.out = out
+        # why this brain plays no game at all (a --net or --eval file it cannot use): START and
+        # RECTSTART answer `ERROR <refusal>`, every game command `ERROR <command> refused: ...`;
+        # ABOUT, INFO and END work as ever, so a manager's user reads the reason in its log
+        self.refusal = refusal
         self.clock = clock          # what t_read and the deadlines are on; tests pass a fake one
         self.loader = loader
         self.pos: Optional[Position] = None
@@ -101,10 +105,15 @@ class Session:
 
     # -- simple commands -------------------------------------------------------------------
     def _cmd_about(self, cmd: Command, t: float) -> None:
-        searcher = self.loader.describe_searcher().replace('"', "'")
+        searcher = f"none, every game refused: {self.refusal}" if self.refusal else self.loader.describe_searcher()
+        searcher = searcher.replace('"', "'")
         self.out.send(ABOUT_LINE.format(version=_version(), searcher=searcher))
 
     def _new_board(self, cmd: Command, width: int, height: int) -> None:
+        if self.refusal:
+            self.pos = None
+            self.out.send(f"ERROR {self.refusal}")
+            return
         try:
             self.pos = Position.empty(width, height)
         except PositionError as exc:
@@ -125,7 +134,9 @@ class Session:
         """The position a game command acts on, or None after answering `ERROR` for `name`
         when there is no game: before any START, or after a START/RECTSTART was refused."""
         if self.pos is None:
-            if self.no_game is None:
+            if self.refusal:
+                self.out.send(f"ERROR {name} refused: {self.refusal}")
+            elif self.no_game is None:
                 self.out.send(f"ERROR {name} before START")
             else:
                 self.out.send(f"ERROR {name} without a game: {self.no_game}; "

@@ -79,3 +79,46 @@ def test_clean_temporaries_removes_only_what_a_killed_writer_left(tmp_path):
     assert fileio.clean_temporaries(tmp_path) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.tmp", "state.json"]
     assert atomic.clean_temporaries(tmp_path / "missing") == 0
+
+
+@pytest.fixture
+def umask():
+    """Set the process umask for one test (and put the old one back): `umask(0o022)`."""
+    old = os.umask(0o022)
+    os.umask(old)
+    yield lambda mask: os.umask(mask)
+    os.umask(old)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o077, 0o002])
+def test_atomic_writes_get_the_mode_open_gives_under_the_umask(tmp_path, umask, mask):
+    """mkstemp made every temporary 0600 and the rename kept it: results, records, plots and
+    nets came out unreadable to the group and others under umask 0022."""
+    umask(mask)
+    want = 0o666 & ~mask
+    plain = tmp_path / "plain.txt"
+    with open(plain, "w") as f:
+        f.write("x")
+    assert stat.S_IMODE(plain.stat().st_mode) == want
+    fileio.write_atomic(tmp_path / "a.txt", "text")
+    fileio.write_atomic_bytes(tmp_path / "b.bin", b"bytes")
+    fileio.write_atomic_with(tmp_path / "c.png", lambda tmp: open(tmp, "wb").close())   # matplotlib-style
+    atomic.write_json(tmp_path / "state.json", {"a": 1})
+    atomic.write_with(tmp_path / "best.onnx", lambda tmp: open(tmp, "wb").close())
+    fileio.write_atomic(tmp_path / "a.txt", "replaced")                                  # and on a rewrite
+    for name in ("a.txt", "b.bin", "c.png", "state.json", "best.onnx"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == want, name
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["plain.txt", "a.txt", "b.bin", "c.png", "state.json", "best.onnx"])
+
+
+def test_temporaries_are_unique_and_private_to_their_writer(tmp_path, monkeypatch):
+    """The temporary is created with O_EXCL: a name that is taken is never written through."""
+    target = tmp_path / "out.txt"
+    taken = tmp_path / f"{fileio.TMP_PREFIX}out.txt.aaaaaaaa.tmp"
+    taken.write_text("someone else's")
+    tokens = iter(["aaaaaaaa", "bbbbbbbb"])
+    monkeypatch.setattr(fileio.secrets, "token_hex", lambda n: next(tokens))
+    fileio.write_atomic(target, "mine")
+    assert target.read_text() == "mine" and taken.read_text() == "someone else's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, taken.name])

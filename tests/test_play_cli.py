@@ -170,7 +170,7 @@ def test_prompt_has_line_editing(tmp_path):
 
 def test_engine_score_says_whose_it_is():
     from gomoku.engine.limits import SearchInfo
-    assert SearchInfo.of({"depth": 9, "score": 35}).summary("classical") == ", depth 9, score +35 for classical"
+    assert SearchInfo.of({"depth": 9, "score": 35}).summary("its") == ", depth 9, its score +35"
 
 
 def test_unwritable_save_path_is_refused_before_the_game(tmp_path):

@@ -73,10 +73,12 @@ def test_brain_with_a_net_uses_the_classical_engine_where_the_net_has_no_claim(n
     assert any(m.startswith("MESSAGE classical alpha-beta + VCF/VCT depth ") for m in messages), messages
 
 
-def test_a_bad_net_is_refused_before_the_protocol_starts(tmp_path):
+def test_a_bad_net_refuses_every_game_in_one_error_line(tmp_path):
     bare = uniform_net(str(tmp_path / "bare.onnx"), meta_override={})
-    p = subprocess.run([GOMOKU, "brain", "--net", bare], input="", capture_output=True, text=True, timeout=60)
-    assert p.returncode == 2 and "not a gomoku net" in p.stderr and p.stdout == ""
+    p = subprocess.run([GOMOKU, "brain", "--net", bare], input="START 15\nEND\n", capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0 and p.stderr == "", p
+    assert p.stdout.startswith("ERROR ") and "not a gomoku net" in p.stdout and len(p.stdout.splitlines()) == 1
 
 
 PBRAIN = str(Path(sys.executable).parent / "pbrain-gomoku")
@@ -157,14 +159,18 @@ def test_pbrain_with_a_net_plays_the_net_and_refuses_a_bad_one_in_one_line(net8,
         b.end()
     assert "net loaded" in log.read_text() and "cnn16-16" in log.read_text()
     bare = uniform_net(str(tmp_path / "bare.onnx"), meta_override={})
-    cases = [([bare], "not a gomoku net"), ([str(tmp_path / "missing.onnx")], "net file not found"),
-             ([], "--net needs a file"), ([net8, "--log"], "unknown argument '--log' after --net FILE")]
-    for rest, said in cases:
+    # a file that cannot be the net: the brain answers, refusing START in one ERROR line
+    for rest, said in (([bare], "not a gomoku net"), ([str(tmp_path / "missing.onnx")], "net file not found")):
+        p = subprocess.run([PBRAIN, "--net", *rest], input="START 8\n", capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0 and p.stderr == "", (rest, p)
+        assert p.stdout.startswith("ERROR ") and said in p.stdout and len(p.stdout.splitlines()) == 1, (rest, p)
+    # a malformed command line: one line on stderr, exit status 2
+    for rest, said in (([], "--net needs a file"), ([net8, "--log"], "unknown argument '--log' after --net FILE")):
         p = subprocess.run([PBRAIN, "--net", *rest], input="START 8\n", capture_output=True, text=True, timeout=60)
         assert p.returncode == 2 and p.stdout == "", (rest, p)
         assert said in p.stderr and len(p.stderr.strip().splitlines()) == 1, (rest, p.stderr)
         assert p.stderr.startswith("pbrain-gomoku: ")
-    # the same message as `gomoku brain --net` gives
-    p = subprocess.run([GOMOKU, "brain", "--net", bare], input="", capture_output=True, text=True, timeout=60)
-    q = subprocess.run([PBRAIN, "--net", bare], input="", capture_output=True, text=True, timeout=60)
-    assert q.stderr.strip()[len("pbrain-gomoku: "):] in p.stderr
+    # the same refusal as `gomoku brain --net` gives
+    p = subprocess.run([GOMOKU, "brain", "--net", bare], input="START 8\n", capture_output=True, text=True, timeout=60)
+    q = subprocess.run([PBRAIN, "--net", bare], input="START 8\n", capture_output=True, text=True, timeout=60)
+    assert p.stdout == q.stdout and p.stdout.startswith("ERROR ")

@@ -35,8 +35,12 @@ def test_the_brain_message_names_every_field_and_is_silent_without_a_search():
 
 
 def test_the_terminal_summary_says_whose_score_and_counts_playouts_for_mcts():
-    assert SearchInfo(depth=9, score=35).summary("classical") == ", depth 9, score +35 for classical"
-    assert SearchInfo(depth=9, score="win", nodes=12345).summary() == ", depth 9, score win, 12.3k nodes"
+    assert SearchInfo(depth=9, score=35).summary("its") == ", depth 9, its score +35"
+    assert SearchInfo(depth=9, score="win", nodes=12345).summary() == ", depth 9, score win, 12k nodes"
     mcts = SearchInfo(depth=4, score=-12, nodes=800, playouts=800, winrate=0.44)
-    assert mcts.summary("net") == ", depth 4, score -12 for net, 800 playouts, value 0.44"
+    assert mcts.summary("your") == ", depth 4, your score -12, 800 playouts, value 0.44"
     assert SearchInfo(nodes=0).summary() == ""
+    # node counts in four characters at most, so the engine's line fits 80 columns
+    assert [SearchInfo(depth=1, nodes=n).summary() for n in (950, 9_949, 9_950, 799_123, 999_499, 999_500,
+                                                             12_345_678)] == \
+        [f", depth 1, {c} nodes" for c in ("950", "9.9k", "10k", "799k", "999k", "1.0M", "12.3M")]

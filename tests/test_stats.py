@@ -101,12 +101,10 @@ def test_sprt_bounds_and_decisions():
 
 
 def test_elo_line_after_a_sweep_gives_a_bound_not_inf_nan():
-    line = stats.elo_line(4, 0, 0)
+    line = stats.elo_line(6, 0, 0)
     assert "inf" not in line and "nan" not in line, line
-    assert line.startswith("Elo difference: at least ") and "all 4 games won" in line
-    lo = float(line.split("at least ")[1].split()[0])
-    assert 0 < lo < 100           # four wins: stronger, but not by much for sure
-    assert "at most " in stats.elo_line(0, 6, 0)
+    assert line.startswith("Elo difference: at least +75.5 (all 6 games won; 95 % one-sided bound), LOS: ")
+    assert stats.elo_line(0, 6, 0).startswith("Elo difference: at most -75.5 (all 6 games lost; ")
     near = stats.elo_line(5, 0, 1)             # normal interval leaves (0, 1): Wilson's instead
     assert "nan" not in near and "95 % interval" in near and "to inf" not in near, near
     assert stats.elo_line(30, 20, 7).startswith(
@@ -114,6 +112,40 @@ def test_elo_line_after_a_sweep_gives_a_bound_not_inf_nan():
     assert "no games" in stats.elo_line(0, 0, 0)
     lo, hi = stats.score_interval(10, 0, 0)
     assert 0.6 < lo < 1 and hi == 1.0
+
+
+def test_a_sweep_bound_is_on_the_winners_side_or_there_is_none():
+    """Winning all n games has probability p**n at a chance p per game: the one-sided 95 %
+    bound is p = 0.05 ** (1/n), above one half (a positive Elo) from 5 games on. Before,
+    the Wilson interval's two-sided end said "at least -113.4" after 2 wins of 2."""
+    assert stats.sweep_games_needed() == 5 and stats.sweep_games_needed(0.99) == 7
+    for n in range(1, 5):
+        assert stats.sweep_bound(n) is None
+        assert stats.elo_bounds(n, 0, 0) == (None, None) == stats.elo_bounds(0, n, 0)
+        games = "1 game" if n == 1 else f"all {n} games"
+        assert stats.elo_text(n, 0, 0) == f"{games} won, too few for a 95 % bound (5 needed)"
+        assert stats.elo_text(0, n, 0) == f"{games} lost, too few for a 95 % bound (5 needed)"
+        assert stats.elo_brief(n, 0, 0) == "Elo: too few games"
+    previous = 0.0
+    for n in (5, 6, 10, 20, 100):
+        lo = stats.sweep_bound(n)
+        assert lo is not None and lo > previous                       # more wins, a higher floor
+        assert stats.score_from_elo(lo) ** n == pytest.approx(0.05)   # the exact binomial bound
+        assert stats.elo_bounds(n, 0, 0) == (lo, None) and stats.elo_bounds(0, n, 0) == (None, -lo)
+        assert stats.elo_text(n, 0, 0) == f"at least {lo:+.1f} (all {n} games won; 95 % one-sided bound)"
+        assert stats.elo_brief(n, 0, 0) == f">= {lo:+.0f} Elo" and stats.elo_brief(0, n, 0) == f"<= {-lo:+.0f} Elo"
+        previous = lo
+    assert stats.sweep_bound(5) == pytest.approx(34.35, abs=0.01)
+
+
+def test_elo_bounds_and_brief_agree_with_the_report_elsewhere():
+    elo, err = stats.elo_diff(30, 20, 7), stats.elo_error(30, 20, 7)
+    assert stats.elo_bounds(30, 20, 7) == (pytest.approx(elo - err), pytest.approx(elo + err))
+    assert stats.elo_brief(30, 20, 7) == f"{elo:+.0f} Elo"
+    lo, hi = stats.elo_bounds(5, 0, 1)                 # near-sweep: the Wilson interval, as printed
+    assert f"95 % interval {lo:.1f} to {hi:.1f}" in stats.elo_text(5, 0, 1)
+    assert stats.elo_brief(0, 0, 4) == "+0 Elo"        # all draws: not "-0"
+    assert stats.elo_bounds(0, 0, 0) == (None, None) and stats.elo_brief(0, 0, 0) == ""
 
 
 # ---------------------------------------------------------------------------------------

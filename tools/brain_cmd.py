@@ -23,23 +23,13 @@ import click
                    "rest (default: what the file says, else 100). Also GOMOKU_EVAL_SHARE=P.")
 def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[str],
           eval_path: Optional[str], share: Optional[int]) -> None:
-    """Run the Piskvork/Gomocup protocol brain on stdin/stdout (for managers and GUIs)."""
+    """Run the Piskvork/Gomocup protocol brain on stdin/stdout (for managers and GUIs).
+
+    A --net or --eval file that cannot be used does not stop it: it answers ABOUT and every
+    START with `ERROR <why>`, as pbrain-gomoku does; a malformed command line is a usage error."""
     from gomoku.tools.options import output_path
     output_path(log_path or None, "--log")
-    from gomoku.protocol.brain import net_problem, run
-    if net_path is not None:
-        why = net_problem(net_path)
-        if why:
-            raise click.UsageError(why)
-        os.environ["GOMOKU_NET"] = net_path
-    if eval_path is not None:
-        from gomoku.engine.search.learned_file import EvalFileError, evaluator_path, load_evaluator
-        try:
-            eval_path = str(evaluator_path(eval_path))
-            load_evaluator(eval_path)
-        except EvalFileError as exc:
-            raise click.UsageError(str(exc)) from None
-        os.environ["GOMOKU_EVAL"] = eval_path
+    from gomoku.protocol.brain import named_files_problem, run
     if share is not None:
         if eval_path is None:
             raise click.UsageError("--share needs --eval FILE.eval.npz (it blends that evaluator with the tables)")
@@ -47,4 +37,6 @@ def brain(log_path: Optional[str], turn_ms: Optional[int], net_path: Optional[st
         os.environ[SHARE_ENV] = str(share)
     if turn_ms is not None:
         os.environ["GOMOKU_TURN_MS"] = str(turn_ms)
-    run(log_path=log_path or os.environ.get("GOMOKU_BRAIN_LOG") or None)
+    check = (lambda: named_files_problem(net_path, eval_path)) \
+        if net_path is not None or eval_path is not None else None
+    run(log_path=log_path or os.environ.get("GOMOKU_BRAIN_LOG") or None, check=check)

@@ -28,6 +28,7 @@ from gomoku.engine.match.openings import (OpeningError, balanced_openings, book_
 from gomoku.engine.match.players import PlayerError, SpecError, check_game_fit, match_board, parse_spec
 from gomoku.engine.game.rules import Rule
 from gomoku.protocol.players import make_player
+from gomoku.tools.match_records import MatchRecords
 from gomoku.tools.options import INTERRUPTED, board_option, live_view, output_path, progress_option, rule_option
 
 #: while a match runs, --json is rewritten after every game of the first JSON_EVERY_GAME_UPTO,
@@ -64,24 +65,6 @@ def _parse_sprt(tokens: list[str]) -> Optional[SprtSettings]:
     if not (0 < s.alpha < 1 and 0 < s.beta < 1):
         raise click.UsageError("--sprt alpha and beta must be between 0 and 1")
     return s
-
-
-# ----------------------------------------------------------------------------- records
-
-def _records_module() -> Any:
-    from gomoku.engine.game import records
-    return records
-
-
-def write_game_records(res: GameResult, sgf: Optional[Path], psq_dir: Optional[Path]) -> None:
-    """Append the game to the SGF collection and/or write `game_NNNN.psq` (via engine.game.records)."""
-    records = _records_module()
-    rec = res.to_record()
-    if sgf is not None:
-        records.append_sgf(sgf, rec)
-    if psq_dir is not None:
-        psq_dir.mkdir(parents=True, exist_ok=True)
-        records.save_psq(psq_dir / f"game_{res.index + 1:04d}.psq", rec)
 
 
 # ----------------------------------------------------------------------------- live view
@@ -128,7 +111,7 @@ class _View:
         w, l, d = summary.wld()
         if self.progress is not None:
             from gomoku.engine.match import stats
-            extra = f"  {stats.elo_diff(w, l, d):+.0f} Elo" if w + l + d else ""
+            extra = f"  {stats.elo_brief(w, l, d)}" if w + l + d else ""
             if summary.sprt is not None:
                 extra += f"  llr {summary.sprt.llr:.2f}"
             self.progress.update(self.task, advance=1, score=f"{w} - {l} - {d}{extra}")
@@ -188,9 +171,13 @@ class _View:
                    "(fishtest's GSPRT; an odd -n: on games, cutechess's model). model=logistic "
                    "(default) or normalized: what elo0/elo1 are.")
 @click.option("--sgf", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Append every game to this SGF collection (an existing file is kept and extended).")
+              help="Write this match's games to this SGF collection, rewritten after every game "
+                   "(an existing file is replaced, unless --append).")
 @click.option("--psq", "psq_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write each game as DIR/game_NNNN.psq (Piskvork format).")
+              help="Write each game as DIR/game_NNNN.psq (Piskvork format); the game_NNNN.psq files "
+                   "already in DIR are replaced, unless --append.")
+@click.option("--append", is_flag=True,
+              help="Keep the games already in --sgf FILE and --psq DIR: this match's follow them.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write results and statistics to this JSON file ('-' = stdout, the report then goes to stderr).")
 @click.option("--max-memory", type=click.IntRange(0), default=0,
@@ -206,7 +193,7 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
           tolerance: float, start_timeout: float, openings: str, openings_format: str, random_order: bool,
           replay: bool, concurrency: int, draw_after: Optional[int], adjudicate_proven: bool, seed: Optional[int],
           sprt_text: Optional[str],
-          sgf: Optional[Path], psq_dir: Optional[Path], json_path: Optional[Path], max_memory: int,
+          sgf: Optional[Path], psq_dir: Optional[Path], append: bool, json_path: Optional[Path], max_memory: int,
           brain_info: tuple[str, ...], name_a: Optional[str],
           name_b: Optional[str], progress: Optional[bool]) -> None:
     """Play PLAYER_A against PLAYER_B and report score, Elo difference, LOS and SPRT.
@@ -239,6 +226,7 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
     # output that cannot be written is refused now, not after the games (folders are made)
     for path, option, folder in ((sgf, "--sgf", False), (psq_dir, "--psq", True), (json_path, "--json", False)):
         output_path(path, option, folder=folder)
+    records = _match_records(sgf, psq_dir, append)
 
     # compile the engine (cold install) before any clock starts, with a progress bar
     from gomoku.tools.prepare import ensure_compiled
@@ -251,6 +239,8 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
                err=json_stdout)
     for line in warnings:
         click.echo(f"warning: {line}", err=True)
+    for line in records.notices:
+        click.echo(line, err=json_stdout)
     run_settings = {"rule": rule.label, "width": width, "height": height, "turn_time": turn_time,
                     "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
                     "tolerance": tolerance, "games": games, "openings": openings, "seed": seed,
@@ -258,9 +248,20 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
                     "players": [spec_a.text, spec_b.text]}
     json_file = json_path if json_path is not None and not json_stdout else None
     m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
-    summary, last_score = _play(m, _View(games, live, na, nb, err=json_stdout), sgf, psq_dir, json_file,
+    summary, last_score = _play(m, _View(games, live, na, nb, err=json_stdout), records, json_file,
                                 run_settings)
     _report(summary, last_score, json_stdout, json_file, run_settings)
+
+
+def _match_records(sgf: Optional[Path], psq_dir: Optional[Path], append: bool) -> MatchRecords:
+    """The --sgf/--psq writer; --append without either, or a file --append cannot read, is a
+    one-line error before any game."""
+    if append and sgf is None and psq_dir is None:
+        raise click.UsageError("--append needs --sgf FILE or --psq DIR (the records it adds to)")
+    try:
+        return MatchRecords(sgf, psq_dir, append)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _split_players(players: tuple[str, ...], sprt_text: Optional[str]) -> tuple[list[str], Optional[SprtSettings]]:
@@ -342,7 +343,7 @@ def _probe_players(spec_a: Any, spec_b: Any, game: GameSettings, name_a: Optiona
     return na, nb
 
 
-def _play(m: Match, view: _View, sgf: Optional[Path], psq_dir: Optional[Path], json_file: Optional[Path],
+def _play(m: Match, view: _View, records: MatchRecords, json_file: Optional[Path],
           run_settings: dict[str, Any]) -> tuple[MatchSummary, Optional[str]]:
     """Run the match under the live view, writing the records after each game (a write that
     fails stops the match: its games would be lost); Ctrl-C stops it with the score so far.
@@ -353,9 +354,9 @@ def _play(m: Match, view: _View, sgf: Optional[Path], psq_dir: Optional[Path], j
     with view:
         def on_end(res: GameResult, summary: MatchSummary) -> None:
             view.finished(res, summary)
-            if (sgf or psq_dir) and not record_error:
+            if not record_error:
                 try:
-                    write_game_records(res, sgf, psq_dir)
+                    records.add(res)
                 except (OSError, ValueError) as exc:
                     record_error.append(f"cannot write game records: {exc}")
                     stop.set()
@@ -440,7 +441,7 @@ def write_json(path: Path, summary: MatchSummary, settings: dict[str, Any], fini
 
 #: options only two-player matches know; given with --players 3 they are one-line errors
 _TWO_PLAYER_ONLY = ("match_time", "nodes", "depth", "sprt_text", "sgf", "psq_dir", "openings", "replay", "random_order",
-                    "draw_after", "adjudicate_proven", "brain_info", "max_memory", "concurrency")
+                    "draw_after", "adjudicate_proven", "brain_info", "max_memory", "concurrency", "append")
 
 
 def _run_nplayer(specs: tuple[str, ...], seat_count: int, games: int, rule: Rule, board: Optional[tuple[int, int]],

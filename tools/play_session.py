@@ -35,6 +35,29 @@ SEAT_LOOK = (("X", "bold"), ("O", "bold cyan"), ("V", "bold magenta"), ("Z", "bo
 GAME_OVER_HINT = "Type new for another game, undo to take back, save [FILE] or quit."
 
 
+def screen_rows(console: Console, lines: list[str]) -> int:
+    """How many terminal rows these markup lines take on `console`, wrapped as `print` wraps
+    them at its width (a line wider than the terminal takes two rows, or more)."""
+    from rich.text import Text
+    return sum(max(1, len(Text.from_markup(line).wrap(console, console.width))) for line in lines)
+
+
+def print_rows(console: Console, lines: list[str], room: int) -> None:
+    """Print `lines` in at most `room` rows: whole lines while they fit, the last one cut at
+    the terminal's width with an ellipsis when even that does not fit (the screen must not
+    scroll its top rows away; 22x22 on 80x25 leaves one row below the board)."""
+    left = max(1, room)
+    for line in lines:
+        rows = screen_rows(console, [line])
+        if rows > left:
+            console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")
+            return
+        console.print(line, highlight=False)
+        left -= rows
+        if left <= 0:
+            return
+
+
 @dataclass
 class Seat:
     """Who sits at one seat: a person (player None) or an engine with its parsed spec."""

@@ -21,7 +21,7 @@ from gomoku.engine.game.rules import Rule
 from gomoku.engine.limits import Limit, PlayResult, SearchInfo
 from gomoku.tools import render
 from gomoku.tools.interruptible import run_interruptibly
-from gomoku.tools.play_session import GAME_OVER_HINT, SEAT_LOOK, Outcome, Seat, Session
+from gomoku.tools.play_session import GAME_OVER_HINT, SEAT_LOOK, Outcome, Seat, Session, print_rows, screen_rows
 
 BLACK, WHITE, EMPTY = 1, 2, 0
 COLOUR_NAME = {BLACK: "black", WHITE: "white"}
@@ -201,7 +201,7 @@ class TwoPlayerSession(Session):
 
     def engine_line(self, seat: int, move: tuple[int, int], spent: float, info: dict) -> str:
         name = escape(self.opponent_name())
-        said = SearchInfo.of(info).summary(name)
+        said = SearchInfo.of(info).summary("its")
         return f"{name} played [bold]{render.describe_move(move)}[/bold] in {spent:.2f} s{said}"
 
     def undone_text(self, taken: str) -> str:
@@ -243,7 +243,7 @@ class TwoPlayerSession(Session):
             return
         self.hint = (int(res.move[0]), int(res.move[1]))
         self.messages.append(f"Hint: [bold green]{render.describe_move(self.hint)}[/bold green] "
-                             f"(marked *, {time.monotonic() - t0:.2f} s{SearchInfo.of(res.info).summary('you')})")
+                             f"(marked *, {time.monotonic() - t0:.2f} s{SearchInfo.of(res.info).summary('your')})")
 
     # -- screen ----------------------------------------------------------------------
     def draw_game(self) -> None:
@@ -264,22 +264,23 @@ class TwoPlayerSession(Session):
         extra = [status] + ([engine_line] if engine_line else []) + self.messages
         if self.outcome is not None:
             extra.append(GAME_OVER_HINT)
+        # rows, not lines: a line wider than the terminal wraps, and counting it as one row
+        # scrolled the title (18x18 after a hint) or the top ruler (20x20) off an 80x25 screen
         room = c.height - render.board_lines(self.height) - 1
-        show_title = room - len(extra) >= 1
+        show_title = room - screen_rows(c, extra) >= screen_rows(c, [title])
         if not show_title:
             # tall boards on 80x25 (20x20 and up): the game and the opponent lead the status line,
             # so what is being played stays on screen when the title line has no room
             extra[0] = (f"[bold]{self.rule.label} {self.width}x{self.height}[/bold] vs "
                         f"{escape(self.opponent_name()[:20])}: {status}")
-        if len(extra) > room and engine_line:
+        if screen_rows(c, extra) > room and engine_line:
             extra.remove(engine_line)
-        if len(extra) > room and self.messages and self.outcome is None:
+        if screen_rows(c, extra) > room and self.messages and self.outcome is None:
             extra.remove(extra[0])        # tall boards: the message matters more than the status
         if show_title:
             c.print(title, highlight=False)
         c.print(render.render_board(b, hint=self.hint, forbidden=forbidden))
-        for line in extra:
-            c.print(line, highlight=False)
+        print_rows(c, extra, room)
 
     def move_prompt(self) -> str:
         return f"Your move ({STONE[self.human]})> "

@@ -13,7 +13,8 @@ ruler of y indices next to the row numbers, so both notations can be read off di
 A 15x15 board takes 17 lines and 55 columns: with status and prompt it fits 80x25. 20x20
 (Gomocup's freestyle size) takes 22 lines and 71 columns, leaving a status line, one message
 line and the prompt. From 21 rows on the x-index ruler is dropped ("compact"); a 22x22 board
-then takes 23 lines and 77 columns, and longer messages scroll.
+then takes 23 lines and 77 columns, leaving one row for the status or a message (a longer
+one is cut at the edge rather than scrolling the rulers away: tools.play_session.print_rows).
 """
 from __future__ import annotations
 

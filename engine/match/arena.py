@@ -124,10 +124,12 @@ class MatchSummary:
 
     def to_json(self) -> dict[str, Any]:
         w, l, d = self.wld()
+        lower, upper = stats.elo_bounds(w, l, d)     # the report's 95 % bounds, null where none
         out: dict[str, Any] = {
             "player_a": self.name_a, "player_b": self.name_b, "games": len(self.results),
             "wins": w, "losses": l, "draws": d, "score": stats.score(w, l, d),
             "elo": _finite(stats.elo_diff(w, l, d)), "elo_error": _finite(stats.elo_error(w, l, d)),
+            "elo_lower": lower, "elo_upper": upper, "elo_text": stats.elo_text(w, l, d),
             "los": stats.los(w, l), "draw_ratio": stats.draw_ratio(w, l, d),
             "a_as_black": dict(zip(("wins", "losses", "draws"), self.wld(BLACK))),
             "a_as_white": dict(zip(("wins", "losses", "draws"), self.wld(WHITE))),

@@ -178,21 +178,84 @@ def score_interval(wins: int, losses: int, draws: int, confidence: float = 0.95)
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def sweep_bound(games: int, confidence: float = 0.95) -> Optional[float]:
+    """After `games` games all won, the Elo the winner is at least `confidence` sure to be
+    above, or None when that many games do not show it stronger at all.
+
+    Every game won is all-or-nothing for each game, so the exact one-sided binomial bound
+    applies: if the winner's chance per game were p, winning all n has probability p**n; the
+    bound is the p where that falls to 1 - confidence. The Wilson interval used elsewhere is
+    too generous there (its lower end after 3 wins of 3 is already above one half) and its
+    two-sided end fell below one half after 2 wins, which printed "at least -113.4" for a
+    player that had won everything. A loser's bound is this with the sign turned."""
+    if games <= 0:
+        return None
+    p = (1.0 - confidence) ** (1.0 / games)
+    return elo_from_score(p) if p > 0.5 else None
+
+
+def sweep_games_needed(confidence: float = 0.95) -> int:
+    """The fewest games won in a row that give `sweep_bound` a bound (5 at 95 %)."""
+    return math.floor(math.log(1.0 - confidence) / math.log(0.5)) + 1
+
+
+def elo_bounds(wins: int, losses: int, draws: int) -> tuple[Optional[float], Optional[float]]:
+    """The 95 % bounds on the Elo difference that `elo_text` states, (lower, upper), None
+    where there is none: cutechess's elo -/+ error; after a sweep the one-sided
+    `sweep_bound` on the winner's side (and None on the other, which is unbounded); the
+    Wilson interval where cutechess's leaves (0, 1). The --json report carries these."""
+    n = wins + losses + draws
+    if n == 0:
+        return None, None
+    elo, err = elo_diff(wins, losses, draws), elo_error(wins, losses, draws)
+    if math.isfinite(elo) and math.isfinite(err):
+        return elo - err, elo + err
+    if math.isinf(elo):
+        bound = sweep_bound(n)
+        if elo > 0:
+            return bound, None
+        return None, (None if bound is None else -bound)
+    lo, hi = (elo_from_score(p) for p in score_interval(wins, losses, draws))
+    return lo, hi
+
+
 def elo_text(wins: int, losses: int, draws: int) -> str:
     """The Elo difference with its 95 % error: cutechess's `X +/- Y` where that is finite;
-    after a sweep or a near-sweep (inf +/- nan there) a bound from the Wilson interval."""
+    after a sweep (inf +/- nan there) the winner's one-sided bound, or that there are too few
+    games for one; after a near-sweep the Wilson interval."""
     n = wins + losses + draws
     if n == 0:
         return "none yet (no games)"
     elo, err = elo_diff(wins, losses, draws), elo_error(wins, losses, draws)
     if math.isfinite(elo) and math.isfinite(err):
         return f"{_fmt_elo(elo)} +/- {_fmt_elo(err)}"
-    lo, hi = (elo_from_score(p) for p in score_interval(wins, losses, draws))
+    lo, hi = elo_bounds(wins, losses, draws)
     if math.isinf(elo):
         every = "won" if elo > 0 else "lost"
-        bound = f"at least {_fmt_elo(lo)}" if elo > 0 else f"at most {_fmt_elo(hi)}"
-        return f"{bound} (all {n} games {every}; 95 % bound)"
+        games = "1 game" if n == 1 else f"all {n} games"
+        bound = lo if elo > 0 else hi
+        if bound is None:
+            return f"{games} {every}, too few for a 95 % bound ({sweep_games_needed()} needed)"
+        side = "at least" if elo > 0 else "at most"
+        return f"{side} {bound:+.1f} ({games} {every}; 95 % one-sided bound)"
     return f"{_fmt_elo(elo)}, 95 % interval {_fmt_elo(lo)} to {_fmt_elo(hi)}"
+
+
+def elo_brief(wins: int, losses: int, draws: int) -> str:
+    """The live view's short form of `elo_text` (never "+inf Elo"): `+70 Elo`, `>= +34 Elo`
+    after a sweep with a bound, `Elo: too few games` without one; "" before any game."""
+    n = wins + losses + draws
+    if n == 0:
+        return ""
+    elo = elo_diff(wins, losses, draws)
+    if math.isfinite(elo):
+        return f"{elo + 0.0:+.0f} Elo".replace("-0 ", "+0 ")
+    lo, hi = elo_bounds(wins, losses, draws)
+    if lo is not None:
+        return f">= {lo:+.0f} Elo"
+    if hi is not None:
+        return f"<= {hi:+.0f} Elo"
+    return "Elo: too few games"
 
 
 def elo_line(wins: int, losses: int, draws: int) -> str:
