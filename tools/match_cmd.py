@@ -199,8 +199,10 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
     """Play PLAYER_A against PLAYER_B and report score, Elo difference, LOS and SPRT.
 
     A player is: random | classical[:LEVEL] | classical:depth=N | classical:nodes=N |
+    classical:PARAM=VALUE,... or classical:params=FILE (search parameters: gomoku params) |
     pure-mcts:N | FILE.onnx[:playouts=N,c_puct=C] | brain:COMMAND (a Piskvork brain).
-    Each opening is played twice with colours swapped.
+    Each opening is played twice with colours swapped; the two games are one pair of the
+    report's Ptnml line and of the SPRT.
     """
     if seat_count != 2:
         _run_nplayer(players, seat_count, games, rule, board, turn_time, playouts, win_length, tolerance, seed,
