@@ -39,10 +39,6 @@ class Limit:
     max_memory: Optional[int] = None   # bytes; None/0 = default
     hard_time: Optional[float] = None
 
-    @classmethod
-    def per_move(cls, seconds: float) -> "Limit":
-        return cls(turn_time=seconds)
-
 
 #: the record's own fields, in the order the brain's MESSAGE line names them
 _FIELDS = ("searcher", "depth", "score", "winrate", "nodes", "playouts", "time", "nps", "pv", "proof")

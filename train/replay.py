@@ -27,7 +27,7 @@ import zipfile
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -285,7 +285,3 @@ class Window:
 def shard_name(generation: int, source: str, chunk: int) -> str:
     """Names sort by generation, then chunk: gen00012-selfplay-0003."""
     return f"gen{generation:05d}-{source}-{chunk:04d}"
-
-
-def all_games(store: ReplayStore, names: Optional[Iterable[str]] = None) -> list[TrainingGame]:
-    return [g for n in (names if names is not None else store.names()) for g in store.games(n)]

@@ -69,21 +69,6 @@ def _line_result(key: np.int64, color: np.int64, rule: np.int64) -> np.int64:
 
 
 @njit(cache=True)
-def _key_valid(key: np.int64) -> bool:
-    """Walls must run contiguously to the outer end of each half line."""
-    for side in range(2):
-        seen_wall = False
-        for k in range(1, 6):
-            off = -k if side == 0 else k
-            v = _neighbour(key, off)
-            if v == 3:
-                seen_wall = True
-            elif seen_wall:
-                return False
-    return True
-
-
-@njit(cache=True)
 def build_table(color: np.int64, rule: np.int64) -> np.ndarray:
     """Pattern of every key for one colour under one rule (uint8[NUM_KEYS])."""
     n = 1 << 20

@@ -42,10 +42,6 @@ def elo_from_score(s: float) -> float:
     return -400.0 * math.log10(1.0 / s - 1.0)
 
 
-def score_from_elo(elo: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
-
-
 def elo_diff(wins: int, losses: int, draws: int) -> float:
     return elo_from_score(score(wins, losses, draws))
 
