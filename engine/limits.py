@@ -144,19 +144,24 @@ class SearchInfo:
         return (", " + ", ".join(parts)) if parts else ""
 
 
-@dataclass
+@dataclass(init=False)
 class PlayResult:
     """A move and what the player said about it.
 
     `move` is (x, y) with x the column and y the row, 0-based, or None when the player
     resigned or failed. `info` is a SearchInfo; a dict given here is turned into one.
+    The constructor is written out so that its type says so: a generated one would take
+    only a SearchInfo, and the players hand it dicts.
     """
     move: Optional[tuple[int, int]]
-    info: SearchInfo = field(default_factory=SearchInfo)
-    resigned: bool = False
+    info: SearchInfo
+    resigned: bool
 
-    def __post_init__(self) -> None:
-        self.info = SearchInfo.of(self.info)
+    def __init__(self, move: Optional[tuple[int, int]],
+                 info: Union[SearchInfo, Mapping[str, Any], None] = None, resigned: bool = False) -> None:
+        self.move = move
+        self.info = SearchInfo.of(info)
+        self.resigned = resigned
 
 
 @runtime_checkable
