@@ -41,7 +41,7 @@ def _neighbour(key: np.int64, offset: np.int64) -> np.int64:
 
 
 @njit(cache=True)
-def _line_result(key: np.int64, color: np.int64, rule: np.int64) -> np.int64:
+def _line_result(key: np.int64, color: np.int64, rule: np.int64) -> int:
     """Return 2 if the centre (own stone) is in a winning line, 1 if in a non-winning long
     line (overline under an exact-five rule), 0 otherwise."""
     left = 0
