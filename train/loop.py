@@ -214,7 +214,7 @@ class TrainingRun:
         self.evaluation.evaluate(g)
 
 
-def _interrupt(signum: int, frame: Any) -> None:
+def _interrupt(_signum: int, _frame: Any) -> None:
     raise KeyboardInterrupt
 
 
