@@ -37,7 +37,7 @@ DEFENCE_PERCENT = 85
 
 
 @njit(cache=True)
-def static_move(st: BoardState, forbid: np.ndarray) -> np.int64:
+def static_move(st: BoardState, forbid: np.ndarray) -> int:
     """Best move by one-ply pattern scores: win, block a five, else attack + defence.
 
     `forbid` marks cells the side to move may not use (renju fouls for black).

@@ -39,10 +39,6 @@ class Limit:
     max_memory: Optional[int] = None   # bytes; None/0 = default
     hard_time: Optional[float] = None
 
-    @classmethod
-    def per_move(cls, seconds: float) -> "Limit":
-        return cls(turn_time=seconds)
-
 
 #: the record's own fields, in the order the brain's MESSAGE line names them
 _FIELDS = ("searcher", "depth", "score", "winrate", "nodes", "playouts", "time", "nps", "pv", "proof")
@@ -161,19 +157,24 @@ def _count(n: int) -> str:
     return f"{n / 1e6:.1f}M"
 
 
-@dataclass
+@dataclass(init=False)
 class PlayResult:
     """A move and what the player said about it.
 
     `move` is (x, y) with x the column and y the row, 0-based, or None when the player
     resigned or failed. `info` is a SearchInfo; a dict given here is turned into one.
+    The constructor is written out so that its type says so: a generated one would take
+    only a SearchInfo, and the players hand it dicts.
     """
     move: Optional[tuple[int, int]]
-    info: SearchInfo = field(default_factory=SearchInfo)
-    resigned: bool = False
+    info: SearchInfo
+    resigned: bool
 
-    def __post_init__(self) -> None:
-        self.info = SearchInfo.of(self.info)
+    def __init__(self, move: Optional[tuple[int, int]],
+                 info: Union[SearchInfo, Mapping[str, Any], None] = None, resigned: bool = False) -> None:
+        self.move = move
+        self.info = SearchInfo.of(info)
+        self.resigned = resigned
 
 
 @runtime_checkable

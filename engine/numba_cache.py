@@ -156,7 +156,7 @@ def lock_file(fd: int) -> None:
     fcntl exists only on POSIX; Windows (where Gomocup runs its brains) locks a byte instead.
     Imported here, not at the top: the brain's engine loader imports this module inside its
     catch-all, and an ImportError there would leave every move to the fallback."""
-    if os.name == "nt":
+    if sys.platform == "win32":    # os.name "nt"; mypy then skips msvcrt's names off Windows
         import msvcrt
         import time
         while True:

@@ -93,11 +93,6 @@ class Budget:
     limit_ms: float    # the manager's allowance, min(turn, left); inf when unlimited
     instant: bool      # timeout_turn 0 / no time left: answer without searching
 
-    @property
-    def think_seconds(self) -> float:
-        """Seconds from the origin to the soft deadline (what the engine is told to use)."""
-        return max(0.0, self.soft - self.origin)
-
 
 @dataclass(frozen=True)
 class Deadlines:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import sys
 import time
-from typing import Callable, Iterator, Optional, Sequence
+from typing import IO, Callable, Iterator, Optional, Sequence
 
 from gomoku.engine.game.rules import Rule
 
@@ -209,7 +209,7 @@ def compile_in_processes(on_step: Callable[[str, float], None], jobs: Optional[i
     lock = threading.Lock()
     events: list[tuple[str, float]] = []
 
-    def reader(stream) -> None:   # type: ignore[no-untyped-def]
+    def reader(stream: IO[bytes]) -> None:
         for raw in stream:
             parts = raw.decode("utf-8", "replace").rstrip("\n").split(" ", 2)
             if len(parts) == 3 and parts[0] == "done":

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import Optional
+from typing import Optional, TextIO
 
 from gomoku.protocol.commands import ascii_text
 
@@ -54,7 +54,7 @@ class ProtocolOutput:
     After `close()` (END, EOF) nothing more is ever written, whichever thread asks.
     """
 
-    def __init__(self, fd: int, log: Optional[object] = None) -> None:
+    def __init__(self, fd: int, log: Optional[TextIO] = None) -> None:
         self._fd = fd
         self._lock = threading.Lock()
         self._closed = False
@@ -88,7 +88,7 @@ class ProtocolOutput:
             return False
         if self._log is not None:
             try:
-                print(f"< {line}", file=self._log, flush=True)  # type: ignore[call-arg]
+                print(f"< {line}", file=self._log, flush=True)
             except Exception:
                 pass
         return True

@@ -1,7 +1,8 @@
 """README.md stays a short page for users, and the pages it sends them to stay true: its two
 set-up commands are CI's, it names no machine path or internal issue, weights/README.md gives
 each shipped net's row, wall time and training command as weights/manifest.json records them,
-and every relative link and anchor in README.md, weights/README.md and docs/ leads somewhere."""
+and every relative link and anchor in README.md, CONTRIBUTING.md, weights/README.md and docs/
+leads somewhere."""
 from __future__ import annotations
 
 import re
@@ -152,7 +153,7 @@ def _anchors(path: Path) -> set[str]:
     return {_slug(line.lstrip("#")) for line in _prose(_text(path)) if line.startswith("#")}
 
 
-_PAGES = [README, WEIGHTS_README, *sorted((ROOT / "docs").rglob("*.md"))]
+_PAGES = [README, ROOT / "CONTRIBUTING.md", WEIGHTS_README, *sorted((ROOT / "docs").rglob("*.md"))]
 
 
 @pytest.mark.parametrize("page", _PAGES, ids=[str(p.relative_to(ROOT)) for p in _PAGES])

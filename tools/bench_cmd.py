@@ -120,7 +120,7 @@ def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, net
         click.echo(f"position {k:2d} {rule_name:9s} {w}x{h}: depth {res.depth:2d} move {mv} score {score} "
                    f"nodes {res.nodes:,} time {dt * 1000:.0f} ms nps {res.nodes / max(dt, 1e-9):,.0f}")
     if eval_path is not None:
-        _bench_learned(eval_path, depth, counts)
+        _bench_learned(eval_path, depth)
     if with_mcts or nets:
         from gomoku.engine.net.metadata import NetFormatError
         from gomoku.tools.bench_mcts import run as run_mcts
@@ -133,7 +133,7 @@ def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, net
     click.echo(f"bench: nodes={total_nodes} time_ms={int(total_time * 1000)} nps={nps} signature={sig}")
 
 
-def _bench_learned(path: str, depth: int, table_counts: list[int]) -> None:
+def _bench_learned(path: str, depth: int) -> None:
     """The bench positions of the evaluator's rule searched again with it: nodes/s beside the
     tables' on the same positions (their node counts differ: another evaluation, another tree)."""
     from gomoku.engine.game.board import Board

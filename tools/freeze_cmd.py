@@ -39,8 +39,8 @@ def stage_sources(dest: Path) -> list[str]:
             pkg = importlib.import_module(f"gomoku.{room}")
         except ImportError:
             continue
-        src = Path(pkg.__file__).resolve().parent if getattr(pkg, "__file__", None) else \
-            Path(next(iter(pkg.__path__))).resolve()
+        init = getattr(pkg, "__file__", None)
+        src = Path(init).resolve().parent if init else Path(next(iter(pkg.__path__))).resolve()
         target = dest / "gomoku" / room
         shutil.copytree(src, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc"))
         for py in sorted(target.rglob("*.py")):

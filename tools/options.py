@@ -44,10 +44,12 @@ class RuleName(click.ParamType):
         if isinstance(value, (Rule, list)):
             return value
         try:
-            rules = [parse_rule(part) for part in str(value).split(",")] if self.several else parse_rule(value)
+            if not self.several:
+                return parse_rule(value)
+            rules = [parse_rule(part) for part in str(value).split(",")]
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
-        if self.several and len(set(rules)) != len(rules):
+        if len(set(rules)) != len(rules):
             self.fail(f"{value!r} names a rule twice", param, ctx)
         return rules
 

@@ -102,7 +102,8 @@ class NSession(Session):
     UNDO_NOTHING: ClassVar[str] = "Nothing to undo: no person has moved yet."
 
     # -- game lifecycle --------------------------------------------------------------
-    def new_game(self) -> None:
+    # each front end's new_game takes the keywords its own new_settings makes (none here)
+    def new_game(self) -> None:  # type: ignore[override]
         self.start_game(NBoard(self.width, self.height, self.players, self.win_length, self.rule))
         self.messages.append(f"{self.players} players, {self.win_length} in a row wins. Type a move like h8 or "
                              f"7,7; 'help' lists commands.")
@@ -156,7 +157,7 @@ class NSession(Session):
         self.finish(None, "crash", f"{self.seats[seat].tag(seat)} returned no move.")
         return True
 
-    def engine_line(self, seat: int, move: tuple[int, int], spent: float, info: dict) -> str:
+    def engine_line(self, seat: int, move: tuple[int, int], spent: float, info: SearchInfo) -> str:
         return (f"{self.seats[seat].tag(seat)} played [bold]{render.describe_move(move)}[/bold] "
                 f"in {spent:.2f} s{SearchInfo.of(info).summary()}")
 

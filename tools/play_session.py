@@ -23,7 +23,7 @@ from typing import Any, Callable, ClassVar, Optional
 from rich.console import Console
 from rich.markup import escape
 
-from gomoku.engine.limits import Limit, PlayResult
+from gomoku.engine.limits import Limit, PlayResult, SearchInfo
 from gomoku.engine.game.rules import Rule
 from gomoku.tools import render
 from gomoku.tools.interruptible import run_interruptibly
@@ -243,7 +243,7 @@ class Session:
         """A move the rules forbid this seat (renju): True when it ended the game."""
         return False
 
-    def engine_line(self, seat: int, move: tuple[int, int], spent: float, info: dict) -> str:  # front end
+    def engine_line(self, seat: int, move: tuple[int, int], spent: float, info: SearchInfo) -> str:  # front end
         raise NotImplementedError
 
     def engine_move(self) -> None:
@@ -261,6 +261,7 @@ class Session:
         spent = time.monotonic() - t0
         if self.engine_gave_up(k, res, spent):
             return
+        assert res.move is not None     # engine_gave_up ended the game on no move
         move = None
         try:
             x, y = move = int(res.move[0]), int(res.move[1])

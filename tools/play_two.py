@@ -77,7 +77,9 @@ class TwoPlayerSession(Session):
         return (IllegalMove,)
 
     # -- game lifecycle --------------------------------------------------------------
-    def new_game(self, colour: Optional[str] = None, record: Optional[records.GameRecord] = None) -> None:
+    # each front end's new_game takes the keywords its own new_settings makes
+    def new_game(self, colour: Optional[str] = None,  # type: ignore[override]
+                 record: Optional[records.GameRecord] = None) -> None:
         from gomoku.engine.game.board import Board, IllegalMove
         choice = colour or self.colour_choice
         self.human = random.choice([BLACK, WHITE]) if choice == "random" else (BLACK if choice == "black" else WHITE)
@@ -96,8 +98,8 @@ class TwoPlayerSession(Session):
             self.times = list(record.times) if record.times else [0] * len(record.moves)
             self.date = record.date or self.date
             self.outcome = self.loaded_outcome(record)
-        you = f"You play {STONE[self.human]} ({COLOUR_NAME[self.human]})"
-        self.messages.append(f"{you}. Type a move like h8 or 7,7; 'help' lists commands.")
+        told = f"You play {STONE[self.human]} ({COLOUR_NAME[self.human]})"
+        self.messages.append(f"{told}. Type a move like h8 or 7,7; 'help' lists commands.")
 
     def loaded_outcome(self, record: records.GameRecord) -> Optional[Outcome]:
         """How a loaded game ended: as its record says, else as its board shows (not saved again)."""
@@ -199,7 +201,7 @@ class TwoPlayerSession(Session):
             return True
         return False
 
-    def engine_line(self, seat: int, move: tuple[int, int], spent: float, info: dict) -> str:
+    def engine_line(self, seat: int, move: tuple[int, int], spent: float, info: SearchInfo) -> str:
         name = escape(self.opponent_name())
         said = SearchInfo.of(info).summary("its")
         return f"{name} played [bold]{render.describe_move(move)}[/bold] in {spent:.2f} s{said}"

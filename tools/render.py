@@ -37,10 +37,6 @@ LAST_STYLE = "reverse"
 _MARGIN = 7          # "   y  r" : y index (4) + row number (3)
 
 
-def column_letter(x: int) -> str:
-    return LETTERS[x]
-
-
 def move_name(x: int, y: int) -> str:
     """`h8` for (7, 7)."""
     return f"{LETTERS[x]}{y + 1}"
@@ -90,10 +86,6 @@ def is_compact(height: int) -> bool:
 def board_lines(height: int) -> int:
     """How many terminal lines `render_board` uses for a board of this height."""
     return height + (1 if is_compact(height) else 2)
-
-
-def board_columns(width: int) -> int:
-    return _MARGIN + 3 * width + 4
 
 
 def render_board(board: Any, *, last_move: Optional[tuple[int, int]] = None,

@@ -128,6 +128,7 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
         click.echo(f"# --out FILE{'' if rule is not None else ' --rule RULE'} writes them as a tables file: play it with "
                    f"classical:tables=FILE; to ship it, {ship}")
         return
+    assert rule is not None     # --out without --rule was refused above, and a scores file has its rule
     try:
         evaluation.save_tables(out_path, {int(rule): result.fitted})
     except OSError as exc:

@@ -7,6 +7,7 @@ state moves on to the next generation only after the record is written.
 """
 from __future__ import annotations
 
+import functools
 import shutil
 import time
 from typing import Any, Optional
@@ -34,7 +35,7 @@ class Evaluation:
         f = self.folder
         for src, name in ((f.net(g), "best.onnx"), (evaluator_path(f.net(g)), "best" + EVAL_SUFFIX)):
             if src.is_file():
-                write_with(f.dir / "nets" / name, lambda tmp, src=src: shutil.copyfile(src, tmp))
+                write_with(f.dir / "nets" / name, functools.partial(shutil.copyfile, src))
 
     def _match(self, g: int, phase: str, detail: str, a: str, b: str, games: int, seed: int,
                openings: bool) -> MatchOutcome | NMatchOutcome:

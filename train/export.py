@@ -55,7 +55,9 @@ def _to_onnx_bytes(model: PolicyValueNet, players: int) -> bytes:
     board = {} if fixed else {2: "H", 3: "W"}
     with warnings.catch_warnings():   # the tracer's notes on constant shapes are expected here
         warnings.simplefilter("ignore")
-        torch.onnx.export(model, (dummy,), buf, input_names=["planes"], output_names=["policy", "value"],
+        # the TorchScript exporter (dynamo=False) writes to a file object; torch annotates f as a path
+        torch.onnx.export(model, (dummy,), buf,  # type: ignore[arg-type]
+                          input_names=["planes"], output_names=["policy", "value"],
                           dynamic_axes={"planes": {0: "B", **board},
                                         "policy": {0: "B", **{k - 1: v for k, v in board.items()}},
                                         "value": {0: "B"}},
@@ -129,6 +131,8 @@ def export_evaluator(model: PolicyValueNet, out: str | os.PathLike, provenance: 
     """The numba evaluator's file of a mixF net (engine.search.learned_file), beside its ONNX."""
     from gomoku.engine.game.rules import Rule
     from gomoku.engine.search.learned_file import save_evaluator
+    from .mixnet import MixNet
+    assert isinstance(model, MixNet)     # the callers ask only for a net with evaluator_weights
     save_evaluator(out, model.evaluator_weights(), model.arch, Rule(int(model.rule_id[0])).label,
                    provenance=provenance)
 

@@ -140,8 +140,8 @@ class TrainingRun:
         g = st.generation + 1
         head = f"resuming run {self.dir} at generation {g}"
         if st.phase == "train":
-            done = self.folder.partial_progress(g)
-            done = done["update"] if done else 0
+            progress = self.folder.partial_progress(g)
+            done = progress["update"] if progress else 0
             return f"{head}, training update {min(done + 1, c.updates_per_gen)} of {c.updates_per_gen} (self-play done)"
         if st.phase == "evaluate":
             return f"{head}, evaluation (self-play and training done)"
@@ -214,7 +214,7 @@ class TrainingRun:
         self.evaluation.evaluate(g)
 
 
-def _interrupt(signum: int, frame: Any) -> None:
+def _interrupt(_signum: int, _frame: Any) -> None:
     raise KeyboardInterrupt
 
 

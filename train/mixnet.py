@@ -60,6 +60,12 @@ class _RowSum(torch.autograd.Function):
 class MixNet(PolicyValueNet):
     """mixF (F features per cell, value MLP of `hidden` units); see the module docstring."""
 
+    # the buffers __init__ registers, declared so that reading them types as tensors
+    rule_id: torch.Tensor
+    patterns: torch.Tensor
+    classes: torch.Tensor
+    shape_of_key16: torch.Tensor
+
     def __init__(self, features: int, players: int = 2, rule: str = "freestyle", hidden: int = 32) -> None:
         super().__init__(f"mix{features}", players)
         if players != 2:

@@ -16,6 +16,10 @@ class PolicyValueNet(nn.Module):
 
     arch: str
     players: int
+    heads: nn.Module
+    # set by paper_models.attach_fc_heads only (readers use getattr with a default)
+    fixed_size: tuple[int, int]
+    value_kind: str
 
     def __init__(self, arch: str, players: int) -> None:
         super().__init__()

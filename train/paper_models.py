@@ -20,7 +20,7 @@ softmax(value) = ((1+v)/2, (1-v)/2, 0) = (win, loss, draw).
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import torch
 import torch.nn.functional as F
@@ -105,7 +105,7 @@ def attach_fc_heads(model: PolicyValueNet, channels: int, width: int, height: in
     """Replace a net's per-cell heads by FCHeads for one board size and mark it: `fixed_size`
     (the export writes it into the metadata) and `value_kind` (the trainer's value loss reads
     it). `agz` picks AlphaGo Zero's head sizes (for the ResNets, as the UCAS Gobang paper)."""
-    sizes = dict(policy_filters=2, value_filters=1, hidden=256, norm=True) if agz else {}
+    sizes: dict[str, Any] = dict(policy_filters=2, value_filters=1, hidden=256, norm=True) if agz else {}
     model.heads = FCHeads(channels, model.players, width, height, **sizes)
     model.arch = f"{model.arch}-fc{width}x{height}"
     model.fixed_size = (width, height)
@@ -115,7 +115,9 @@ def attach_fc_heads(model: PolicyValueNet, channels: int, width: int, height: in
 
 def trunk_channels(model: PolicyValueNet) -> int:
     """The channels a net's per-cell heads read (what FCHeads replacing them must read)."""
-    return int(model.heads.value_conv[0][0].in_channels)
+    conv = model.heads.get_submodule("value_conv.0.0")     # Heads.value_conv's conv_bn's Conv2d
+    assert isinstance(conv, nn.Conv2d)
+    return int(conv.in_channels)
 
 
 # ----------------------------------------------------------------------------- the Columbia paper's trunks

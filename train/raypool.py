@@ -155,7 +155,7 @@ class RayPool:
         import ray
         if not ray.is_initialized():
             saved = _signal_handlers()
-            quiet = dict(log_to_driver=False, logging_level=logging.ERROR, configure_logging=True)
+            quiet: dict[str, Any] = dict(log_to_driver=False, logging_level=logging.ERROR, configure_logging=True)
             if self.address == "local":
                 cpus = self.workers          # known without Ray for a local instance
                 # Ray runs its workers 15 nice levels below the driver; the actors are all the

@@ -27,7 +27,7 @@ import zipfile
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -60,7 +60,7 @@ def encode_shard(games: Sequence[TrainingGame]) -> bytes:
         policy.append(g.policy[g.recorded].astype(np.float16).ravel())
     buf = io.BytesIO()
     cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dt))
-    extra = {}
+    extra: dict[str, Any] = {}     # Any: numpy types savez's allow_pickle beside **kwds
     if any(g.scores is not None for g in games):
         extra["scores"] = cat([g.scores if g.scores is not None else np.full(g.moves.size, np.nan, np.float32)
                                for g in games], np.float32)
@@ -285,7 +285,3 @@ class Window:
 def shard_name(generation: int, source: str, chunk: int) -> str:
     """Names sort by generation, then chunk: gen00012-selfplay-0003."""
     return f"gen{generation:05d}-{source}-{chunk:04d}"
-
-
-def all_games(store: ReplayStore, names: Optional[Iterable[str]] = None) -> list[TrainingGame]:
-    return [g for n in (names if names is not None else store.names()) for g in store.games(n)]

@@ -14,7 +14,7 @@ net becomes sure of its moves.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 import numpy as np
 import torch
@@ -54,7 +54,8 @@ def masked_log_softmax(logits: torch.Tensor, planes: torch.Tensor, players: int)
 
 def l2_penalty(model: torch.nn.Module) -> torch.Tensor:
     """Sum of squared weights of convolutions and linear layers (not biases or norms)."""
-    return sum((p * p).sum() for n, p in model.named_parameters() if p.dim() > 1)
+    # a tensor, not sum()'s start value 0: every net has a weight matrix
+    return cast(torch.Tensor, sum((p * p).sum() for n, p in model.named_parameters() if p.dim() > 1))
 
 
 def value_loss(model: PolicyValueNet, vlogits: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
@@ -183,7 +184,7 @@ class Trainer:
         return Checkpoint(arch=self.model.arch, players=self.model.players,
                           model={k: v.detach().cpu() for k, v in self.model.state_dict().items()},
                           meta=full, optimizer=self.opt.state_dict(), rng_torch=torch.get_rng_state(),
-                          rng_numpy=self.rng.bit_generator.state)
+                          rng_numpy=dict(self.rng.bit_generator.state))
 
     @classmethod
     def from_checkpoint(cls, ck: Checkpoint, settings: Optional[TrainSettings] = None, device: str = "cpu",

@@ -128,7 +128,9 @@ class Training:
                     quiet = ~self._held.decided
                     if quiet.any() and not quiet.all():
                         self._held_quiet = quiet
-                        self._held_quiet_tables = self._held.quiet().tables_loss(self.eval_scale)
+                        quiet_set = self._held.quiet()
+                        assert quiet_set is not None    # some are quiet: checked just above
+                        self._held_quiet_tables = quiet_set.tables_loss(self.eval_scale)
                 self.view.log(line)
             trainer.teacher, trainer.teacher_batch = self._teacher, c.scores_batch
         return trainer
@@ -158,6 +160,7 @@ class Training:
         """The --distil run's newest shards holding a window of positions, checked to be this
         run's game before anything is created."""
         c = self.folder.cfg
+        assert c.distil is not None     # asked for only with --distil
         if not (Path(c.distil) / "replay").is_dir():
             raise RunError(f"--distil {c.distil}: not a run folder (it has no replay/)")
         source = ReplayStore(Path(c.distil) / "replay")
@@ -259,7 +262,7 @@ class Training:
         held = self.held_out(trainer)
         trainer.schedule.end_generation((sums.get("policy_loss", 0.0) + sums.get("value_loss", 0.0)) / n)
         worst = self.finish(trainer, g)
-        stats = {k: round(v / n, 5) for k, v in sums.items() if k not in ("steps", "lr_mult")}
+        stats: dict[str, Any] = {k: round(v / n, 5) for k, v in sums.items() if k not in ("steps", "lr_mult")}
         stats.update(steps=trainer.step, lr_mult=round(trainer.lr_mult, 4), lr_schedule=trainer.schedule.state(),
                      batch=batch, window=len(window),
                      window_sources=window.stats(), seconds=round(before + time.monotonic() - t0, 2),

@@ -71,7 +71,7 @@ def flat_to_padded(width: int, height: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False)
-def _run(cells: np.ndarray, idx: np.int64, step: np.int64, color: np.int64) -> tuple[np.int64, np.int64, np.int64]:
+def _run(cells: np.ndarray, idx: np.int64, step: np.int64, color: np.int64) -> tuple[int, np.int64, np.int64]:
     """Run of `color` through idx (which holds color) along one line: length, and the cells
     just past each end."""
     f = 1
@@ -125,7 +125,7 @@ def is_legal(cells: np.ndarray, steps: np.ndarray, idx: np.int64, color: np.int6
 
 @njit(cache=True, nogil=True, _nrt=False)
 def winning_cells(cells: np.ndarray, steps: np.ndarray, board: np.ndarray, color: np.int64, k: np.int64,
-                  rule: np.int64, players: np.int64, out: np.ndarray) -> np.int64:
+                  rule: np.int64, players: np.int64, out: np.ndarray) -> int:
     """Write into out the padded cells where `color` would win at once; returns their count.
 
     board: padded index of every board cell. A winning cell has a stone of its colour next

@@ -122,7 +122,7 @@ def new_state(width: int, height: int, rule: int) -> BoardState:
 
 
 @njit(cache=True, inline="always")
-def classify(p0: np.int64, p1: np.int64, p2: np.int64, p3: np.int64) -> np.int64:
+def classify(p0: np.int64, p1: np.int64, p2: np.int64, p3: np.int64) -> int:
     """Combine four line patterns of one colour into a cell class."""
     n5 = 0
     n4 = 0
@@ -520,7 +520,7 @@ def _line_bits(cells: np.ndarray, idx: np.int64, step: np.int64) -> tuple[np.int
 
 
 @njit(cache=True, inline="always")
-def _run_bits(black: np.int64) -> np.int64:
+def _run_bits(black: np.int64) -> int:
     """Length of the black run through the centre (bit 5, assumed set)."""
     n = 1
     k = 4
@@ -535,7 +535,7 @@ def _run_bits(black: np.int64) -> np.int64:
 
 
 @njit(cache=True, inline="always")
-def _five_bits(black: np.int64, empty: np.int64) -> tuple[np.int64, np.int64]:
+def _five_bits(black: np.int64, empty: np.int64) -> tuple[int, int]:
     """Black stone at the centre: how many empty cells within 4 would make an exact five
     through the centre, and the position of the lowest one (-1 if none)."""
     cnt = 0
@@ -619,7 +619,7 @@ def is_forbidden_at(cells: np.ndarray, steps: np.ndarray, idx: np.int64, depth: 
 
 
 @njit(cache=True)
-def forbidden_mask(st: BoardState, out: np.ndarray) -> np.int64:
+def forbidden_mask(st: BoardState, out: np.ndarray) -> int:
     """Mark in out[] every empty cell that is a renju foul for black; returns the count.
     Only cells whose black class hints at 3-3, 4-4 or an overline are examined."""
     n = st.cells.shape[0]
@@ -642,7 +642,7 @@ def forbidden_mask(st: BoardState, out: np.ndarray) -> np.int64:
 
 
 @njit(cache=True)
-def random_playouts(st: BoardState, games: np.int64, seed: np.int64) -> np.int64:
+def random_playouts(st: BoardState, games: np.int64, seed: np.int64) -> int:
     """Benchmark kernel: random games to a win or a full board, maintaining all patterns.
     Returns the number of moves made (the board is restored afterwards)."""
     np.random.seed(seed)

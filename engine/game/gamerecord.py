@@ -86,10 +86,6 @@ class GameRecord:
         if expected is not None and self.winner != expected:
             raise ValueError(f"winner {self.winner} disagrees with result {self.result}")
 
-    def color_of(self, index: int) -> int:
-        """Colour of the stone played as move `index` (0-based): black plays the even ones."""
-        return BLACK if index % 2 == 0 else WHITE
-
 
 # ----------------------------------------------------------------------------- helpers
 

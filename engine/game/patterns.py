@@ -41,7 +41,7 @@ def _neighbour(key: np.int64, offset: np.int64) -> np.int64:
 
 
 @njit(cache=True)
-def _line_result(key: np.int64, color: np.int64, rule: np.int64) -> np.int64:
+def _line_result(key: np.int64, color: np.int64, rule: np.int64) -> int:
     """Return 2 if the centre (own stone) is in a winning line, 1 if in a non-winning long
     line (overline under an exact-five rule), 0 otherwise."""
     left = 0
@@ -66,21 +66,6 @@ def _line_result(key: np.int64, color: np.int64, rule: np.int64) -> np.int64:
         if lend == opp and rend == opp:
             return 0   # caro: blocked at both ends by opponent stones
     return 2
-
-
-@njit(cache=True)
-def _key_valid(key: np.int64) -> bool:
-    """Walls must run contiguously to the outer end of each half line."""
-    for side in range(2):
-        seen_wall = False
-        for k in range(1, 6):
-            off = -k if side == 0 else k
-            v = _neighbour(key, off)
-            if v == 3:
-                seen_wall = True
-            elif seen_wall:
-                return False
-    return True
 
 
 @njit(cache=True)

@@ -72,7 +72,8 @@ def parse_psq(text: str, rule: Rule = Rule.FREESTYLE, source: str = "psq") -> Ga
     width, height = int(m.group(1)), int(m.group(2))
     if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
         raise ValueError(f"{source}: board size {width}x{height} out of range 1..{MAX_SIDE}")
-    rec = GameRecord(width=width, height=height, rule=Rule(rule), times=[])
+    times: list[int] = []
+    rec = GameRecord(width=width, height=height, rule=Rule(rule), times=times)
     rec.extra["psq_levels"] = f"{m.group(3)}:{m.group(4)}"
     starter = int(m.group(5))
     seen: set[Move] = set()
@@ -93,10 +94,10 @@ def parse_psq(text: str, rule: Rule = Rule.FREESTYLE, source: str = "psq") -> Ga
             raise ValueError(f"{source}: line {i + 1}: move {ln.strip()} is on an occupied cell")
         seen.add((x, y))
         rec.moves.append((x, y))
-        rec.times.append(int(mm.group(3) or 0))
+        times.append(int(mm.group(3) or 0))
         i += 1
     trailer = [ln.strip() for ln in lines[i:] if ln.strip()]
-    names = []
+    names: list[str] = []
     while trailer and not _INT_LINE.match(trailer[0]) and len(names) < 2:
         names.append(trailer.pop(0))
     if trailer and _INT_LINE.match(trailer[0]):

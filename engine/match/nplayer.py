@@ -327,7 +327,7 @@ class NMatch:
             p = self._player(side, 0)
             p.new_game(s.width, s.board_height, s.rule)
             board = s.game().board([(s.width // 2, s.board_height // 2)])
-            p.play(board.view(), Limit(playouts=16))
+            p.play(board.view(), Limit(playouts=16))  # type: ignore[arg-type]  # an NBoard: see referee._ask
 
     def run(self, on_game_start: Optional[Callable[[int, Seating], None]] = None,
             on_game_end: Optional[Callable[[NGameResult, NMatchSummary], None]] = None,

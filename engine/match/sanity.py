@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 
@@ -44,6 +44,9 @@ from ..mcts.search import MCTSConfig
 from .sanity_positions import (BUILDERS, Grid, Position, SanityError, block_position, cell_name, central_region,
                                describe_cell, describe_region, opening_position, room_problem, three_position,
                                win_position)
+
+if TYPE_CHECKING:   # the boards pull in numba, which only a battery that runs needs
+    from ..game.seats import PlayerBoard
 
 
 #: bump when a position, a pass rule or a playout count changes: records of older batteries
@@ -129,6 +132,7 @@ class SanityReport:
 def _board(pos: Position):
     """The board a player is handed: the two-player Board (whose fouls and solvers the player
     uses) or the seats' NBoard."""
+    b: PlayerBoard
     if pos.players == 2:
         from ..game.board import Board
         b = Board(pos.width, pos.height, pos.rule)

@@ -106,22 +106,6 @@ class Grid:
         return sorted(((back[int(i)] % self.width, back[int(i)] // self.width) for i in self._out[:n]),
                       key=lambda c: (c[1], c[0]))
 
-    def run_length(self, x: int, y: int, seat: int) -> int:
-        """The longest line of `seat`'s stones through (x, y) (which holds one)."""
-        best = 1
-        for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
-            n = 1
-            for sign in (1, -1):
-                i = 1
-                while True:
-                    cx, cy = x + sign * i * dx, y + sign * i * dy
-                    if not (0 <= cx < self.width and 0 <= cy < self.height) or self.seat_at(cx, cy) != seat:
-                        break
-                    n += 1
-                    i += 1
-            best = max(best, n)
-        return best
-
 
 @dataclass
 class Position:

@@ -42,10 +42,6 @@ def elo_from_score(s: float) -> float:
     return -400.0 * math.log10(1.0 / s - 1.0)
 
 
-def score_from_elo(elo: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
-
-
 def elo_diff(wins: int, losses: int, draws: int) -> float:
     return elo_from_score(score(wins, losses, draws))
 
@@ -238,6 +234,7 @@ def elo_text(wins: int, losses: int, draws: int) -> str:
             return f"{games} {every}, too few for a 95 % bound ({sweep_games_needed()} needed)"
         side = "at least" if elo > 0 else "at most"
         return f"{side} {bound:+.1f} ({games} {every}; 95 % one-sided bound)"
+    assert lo is not None and hi is not None      # a near-sweep has both ends of its interval
     return f"{_fmt_elo(elo)}, 95 % interval {_fmt_elo(lo)} to {_fmt_elo(hi)}"
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
@@ -20,6 +20,10 @@ from ..limits import Limit, PlayResult
 from ..timeman import time_budget
 from ..game.rules import Rule
 from .search import MCTS, MCTSConfig
+
+if TYPE_CHECKING:   # the solvers load when a probe first runs
+    from ..search.dfpn import DfpnTable
+    from ..search.threats import ThreatTable
 
 #: VCF nodes per probe: a few milliseconds, against a search of a second or more
 VCF_NODES = 20_000
@@ -49,8 +53,8 @@ class MCTSPlayer:
         self.use_solver = use_solver
         self._mcts: Optional[MCTS] = None
         self._game: Optional[tuple[int, int, Rule]] = None
-        self._threat_table = None
-        self._dfpn_table = None
+        self._threat_table: Optional[ThreatTable] = None
+        self._dfpn_table: Optional[DfpnTable] = None
 
     @property
     def searcher(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -64,8 +64,8 @@ class MCTSConfig:
     tactics: bool = True         # False: the tree knows the rules only, and is new at every move
 
     @classmethod
-    def pure(cls, playouts: int = 1000, **kw) -> "MCTSConfig":
-        base = dict(playouts=playouts, c_puct=5.0, fpu=0.0, batch=1)
+    def pure(cls, playouts: int = 1000, **kw: Any) -> "MCTSConfig":
+        base: dict[str, Any] = dict(playouts=playouts, c_puct=5.0, fpu=0.0, batch=1)
         base.update(kw)
         return cls(**base)
 

@@ -168,9 +168,15 @@ class _SelfPlay:
             self.search.new_tree(g, game.full)
         self.search.noise[g] = game.full
 
+    def _game(self, g: int) -> _Game:
+        """Tree g's game; only a tree that is playing one is moved or ended."""
+        game = self.slots[g]
+        assert game is not None
+        return game
+
     def move(self, g: int) -> Optional[SelfPlayGame]:
         """Play tree g's searched move (or resign); the finished game, if this ended it."""
-        cfg, game, f = self.cfg, self.slots[g], self.search.forest
+        cfg, game, f = self.cfg, self._game(g), self.search.forest
         mover = len(game.moves) % cfg.players
         explore = len(game.moves) < cfg.temp_moves()
         res = self.search.result(g, temperature=1.0 if explore else 0.0)
@@ -193,7 +199,7 @@ class _SelfPlay:
         return None
 
     def _end(self, g: int, winner: int, resigned: bool = False) -> SelfPlayGame:
-        done = _finish(self.cfg, self.slots[g], winner, resigned)
+        done = _finish(self.cfg, self._game(g), winner, resigned)
         self.slots[g] = self._start(g)
         return done
 

@@ -175,7 +175,7 @@ def outcome_values(winner: np.int64, players: np.int64, draw: np.float64, out: n
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _best_child(f: Forest, node: np.int64, mover: np.int64, prm: np.ndarray) -> np.int64:
+def _best_child(f: Forest, node: np.int64, mover: np.int64, prm: np.ndarray) -> int:
     first = f.first[node]
     nc = f.nchild[node]
     parent_n = f.visits[node] + f.vloss[node]
@@ -202,7 +202,7 @@ def _best_child(f: Forest, node: np.int64, mover: np.int64, prm: np.ndarray) -> 
             continue                       # a move that loses by force
         n = f.visits[i] + f.vloss[i]
         if sel == SELECT_FLAT:
-            score = -np.float64(n)         # round robin: the least tried child next
+            score: float = -np.float64(n)  # round robin: the least tried child next
         elif sel == SELECT_UCB1:
             if n == 0:
                 score = np.inf
@@ -222,7 +222,7 @@ def _best_child(f: Forest, node: np.int64, mover: np.int64, prm: np.ndarray) -> 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _expand(f: Forest, g: np.int64, node: np.int64, cells: np.ndarray, mover: np.int64, nstones: np.int64,
-            prm: np.ndarray, tmp: np.ndarray) -> np.int64:
+            prm: np.ndarray, tmp: np.ndarray) -> int:
     """Create node's children; returns L_EVAL (needs a value), L_EXACT (decided here: solved
     or the only move wins) or L_FULL (tree g is out of nodes). The children's priors are
     uniform until the net's policy arrives."""
@@ -313,7 +313,7 @@ def exact_value(f: Forest, node: np.int64, mover: np.int64, players: np.int64, d
 
 @njit(cache=True, nogil=True, _nrt=False)
 def select_leaf(f: Forest, g: np.int64, prm: np.ndarray, cells: np.ndarray, path: np.ndarray,
-                tmp: np.ndarray, value: np.ndarray, last: np.ndarray) -> tuple[np.int64, np.int64]:
+                tmp: np.ndarray, value: np.ndarray, last: np.ndarray) -> tuple[int, int]:
     """One playout's descent in tree g, with virtual loss on its path.
 
     cells: scratch board, left holding the leaf position. Returns (status, depth) with
@@ -483,7 +483,7 @@ def rollout(f: Forest, cells: np.ndarray, mover: np.int64, nstones: np.int64, pr
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def run_rollout_playouts(f: Forest, g: np.int64, prm: np.ndarray, count: np.int64, sc: Scratch) -> np.int64:
+def run_rollout_playouts(f: Forest, g: np.int64, prm: np.ndarray, count: np.int64, sc: Scratch) -> int:
     """`count` playouts of pure MCTS in tree g (one at a time: no net to batch for).
     Returns how many ran (fewer when the tree is full or the root is proven)."""
     players = np.int64(prm[P_PLAYERS])
@@ -507,7 +507,7 @@ def run_rollout_playouts(f: Forest, g: np.int64, prm: np.ndarray, count: np.int6
 @njit(cache=True, nogil=True, _nrt=False)
 def collect_batch(f: Forest, trees: np.ndarray, per_tree: np.int64, prm: np.ndarray, planes: np.ndarray,
                   leaf_tree: np.ndarray, leaf_depth: np.ndarray, paths: np.ndarray,
-                  max_collisions: np.int64, sc: Scratch) -> tuple[np.int64, np.int64, bool]:
+                  max_collisions: np.int64, sc: Scratch) -> tuple[int, int, bool]:
     """Descend up to `per_tree` playouts in each tree of `trees`; leaves that need the net get
     their planes written to planes[b] (b < the returned count). Playouts that end in a decided
     position are backed up here at once. Returns (net leaves, exact playouts, a tree was full)."""

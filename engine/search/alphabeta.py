@@ -358,7 +358,7 @@ def _probe_budget(node_cap: int, dl: Deadlines) -> int:
     PROBE_NODES_PER_S), so the probes never starve the search itself."""
     if node_cap:
         return max(1000, node_cap // 10)
-    if dl.timed:
+    if dl.seconds is not None:     # timed
         return max(2000, int(dl.seconds * PROBE_NODES_PER_S))
     return 20_000
 

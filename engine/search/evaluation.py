@@ -171,5 +171,5 @@ OWN_WEIGHTS, OPP_WEIGHTS = COMMON_TABLES.own, COMMON_TABLES.opp
 
 def tables(rule: Optional[int] = None) -> EvalTables:
     """Fresh copies of the tables for `rule` (None: the common ones)."""
-    t = RULE_TABLES.get(rule, COMMON_TABLES)
+    t = COMMON_TABLES if rule is None else RULE_TABLES.get(rule, COMMON_TABLES)
     return EvalTables(*(a.copy() for a in t))

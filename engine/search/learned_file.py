@@ -87,7 +87,7 @@ def save_evaluator(path: str | os.PathLike, weights: dict[str, np.ndarray], arch
             "provenance": provenance or {}}
     buf = io.BytesIO()
     np.savez(buf, meta=np.array(json.dumps(meta, sort_keys=True)),
-             **{k: np.asarray(weights[k], dtype=np.float32) for k in ARRAYS})
+             **{k: np.asarray(weights[k], dtype=np.float32) for k in ARRAYS})  # type: ignore[arg-type]  # allow_pickle
     write_atomic_bytes(path, buf.getvalue())
 
 

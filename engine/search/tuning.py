@@ -39,7 +39,7 @@ import gzip
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional, Sequence
+from typing import Callable, Generator, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -192,7 +192,7 @@ def scored_header(path: str, line: Optional[str]) -> tuple[Rule, int, int]:
     return rule, width, height
 
 
-def scored_positions(path: str) -> tuple[Rule, int, int, Iterator[tuple[str, float, Board]]]:
+def scored_positions(path: str) -> tuple[Rule, int, int, Generator[tuple[str, float, Board], None, None]]:
     """A scored-positions file (the format `load_scored` describes) read once for everyone who
     reads it (tuning here, the trainer's teacher): its rule and size from the header, and the
     positions as (game, P, board), one per line; ValueError (one line, naming the file and the
@@ -205,7 +205,7 @@ def scored_positions(path: str) -> tuple[Rule, int, int, Iterator[tuple[str, flo
         fh.close()
         raise
 
-    def positions() -> Iterator[tuple[str, float, Board]]:
+    def positions() -> Generator[tuple[str, float, Board], None, None]:
         with fh:
             for lineno, line in enumerate(fh, 2):
                 parts = line.split()

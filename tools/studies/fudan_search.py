@@ -20,14 +20,22 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
 
 import numpy as np
 
 from gomoku.tools.studies import Study, StudyResult
 
+
+class Switches(TypedDict, total=False):
+    """Searcher's keyword switches, named so that `Searcher(**switches)` type-checks."""
+    full_window: bool
+    reductions: bool
+    pruning: bool
+
+
 #: the four searches compared: name -> Searcher switches
-SEARCHES: dict[str, dict[str, bool]] = {
+SEARCHES: dict[str, Switches] = {
     "PVS": {},
     "alpha-beta": {"full_window": True},
     "PVS, bare": {"reductions": False, "pruning": False},

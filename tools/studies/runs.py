@@ -96,11 +96,11 @@ def arch_known(arch: str) -> bool:
     return True
 
 
-def gomoku(args: Sequence[str], log: Path) -> str:
-    """`gomoku ARGS` in this process, its output appended to `log`; a failure is a StudyError
-    with the command's last line. Returns what the command printed."""
+def gomoku(words: Sequence[object], log: Path) -> str:
+    """`gomoku ARGS` in this process (each argument as its str), its output appended to `log`;
+    a failure is a StudyError with the command's last line. Returns what the command printed."""
     from gomoku.tools.cli import main
-    args = [str(a) for a in args]
+    args = [str(a) for a in words]
     buf = io.StringIO()
     saved_argv, code, message = sys.argv, 0, ""
     sys.argv = ["gomoku", *args]          # `gomoku train` records its command line from here
@@ -130,10 +130,10 @@ def gomoku(args: Sequence[str], log: Path) -> str:
     return text
 
 
-def train(run: Path, game: Sequence[str], arch: str, options: dict[str, Any], log: Path) -> list[dict[str, Any]]:
+def train(run: Path, game: Sequence[object], arch: str, options: dict[str, Any], log: Path) -> list[dict[str, Any]]:
     """Train (or resume) the run folder `run` with `gomoku train`; its metrics records.
 
-    `game` is the board/win/players part of the command; `options` maps option names to values
+    `game` is the board/win/players part of the command (numbers as they are); `options` maps option names to values
     (True for a flag). torch is held to one thread: the machine is shared and the nets are small."""
     try:
         import torch
