@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from click.testing import CliRunner
 
 from gomoku.engine.match import opening_book as ob
@@ -69,3 +70,19 @@ def test_a_match_that_would_replay_its_openings_says_so(tmp_path):
     assert "6 games need 3 openings and the set has 2" in r.output
     r = CliRunner().invoke(main, ["match", "random", "random", "-n", "6", "-o", str(two), "--replay", "-t", "0"])
     assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("rule", ["freestyle"])
+def test_the_shipped_books_hold_thousands_of_distinct_openings(rule):
+    """The books `-o book` plays (engine/data/book15_RULE.txt): 5,000 openings, none a mirror
+    image of another, legal under the rule, most of them away from the centre (the book's
+    header names the command that made it)."""
+    from gomoku.engine.game.rules import parse_rule
+    from gomoku.engine.match.openings import book_openings, check_openings
+    ops = book_openings(15, 15, parse_rule(rule))
+    assert len(ops) >= 5000
+    check_openings(ops, 15, 15, parse_rule(rule))
+    assert len({ob.canonical(op, 15, 15) for op in ops}) == len(ops)
+    assert ob.edge_share(ops, 15, 15) > 0.2
+    central = sum(all(5 <= x <= 9 and 5 <= y <= 9 for x, y in op) for op in ops)
+    assert central < len(ops) // 10          # the central openings are -o balanced's
