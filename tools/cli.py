@@ -30,6 +30,14 @@ class LazyGroup(click.Group):
     """Imports a subcommand's module only when it runs, and gives every command one exit status
     after Ctrl-C (130, the shell's for SIGINT) instead of click's 'Aborted!' and 1."""
 
+    def __call__(self, *args, **kwargs):
+        """The console script's entry: Ctrl-C's handler is set before anything else runs
+        (tools.interruptible). Click's CliRunner calls `main`, not this, so commands run inside
+        a test process leave that process's own Ctrl-C alone."""
+        from gomoku.tools.interruptible import install
+        install()
+        return super().__call__(*args, **kwargs)
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
