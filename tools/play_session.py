@@ -385,9 +385,9 @@ def loop(s: Session) -> None:
 
 def catch_ctrl_c() -> None:
     """Make Ctrl-C raise KeyboardInterrupt even when started from a background job of a
-    non-interactive shell, which hands SIGINT down as ignored (tools.interruptible.install:
-    the console script has run it already; this is for a session started otherwise,
-    in-process, and does nothing the second time)."""
+    non-interactive shell, which hands SIGINT down as ignored, and stop the engine's search
+    with it (tools.interruptible.install: the console script has run it already; this is for
+    a session started otherwise, in-process, and does nothing the second time)."""
     install()
 
 
