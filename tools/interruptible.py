@@ -1,6 +1,6 @@
 """Ctrl-C that always stops a `gomoku` command, and engine moves that Ctrl-C can interrupt.
 
-Two ways a Ctrl-C was lost or late, and what `install` (the first thing `gomoku` does) sets
+Three ways a Ctrl-C was lost or late, and what `install` (the first thing `gomoku` does) sets
 against each:
 
 - Inherited as ignored. A non-interactive shell starts a background job (`cmd &`; how CI,
@@ -14,21 +14,38 @@ against each:
   flag), the search returns within a node, and the handler's KeyboardInterrupt then ends the
   command the usual way (the match's score so far, the training's saved state, no
   half-written study result).
+- Stuck in C. Should the main thread still not have run the handler GRACE_S after the signal
+  (a long compile step, a compiled call nothing stops), the thread ends the process with 130;
+  so does a second Ctrl-C, at once. Work written atomically stays whole; what was not written
+  is lost, as after a kill.
 
 A signal that arrives before `install` runs (the first ~0.1 s of the process, while Python
 starts and imports click) still meets whatever the process inherited.
 """
 from __future__ import annotations
 
+import os
 import select
 import signal
 import socket
+import sys
 import threading
+import time
 from typing import Any, Callable
 
 from gomoku.engine import interrupt
 
+#: seconds the main thread has, after Ctrl-C, to reach Python code (where the KeyboardInterrupt
+#: starts the command's own clean stop) before the process is ended from the Ctrl-C thread: a
+#: stopped search returns within a node, and with the main thread deep in a search the handler
+#: ran 3-6 ms after the signal, beside two busy loops on two cores as without them; 1 s of the
+#: 2 s a Ctrl-C may take leaves the other second for the exit itself
+GRACE_S = 1.0
+#: exit status after Ctrl-C, forced or not: the shell's for SIGINT (tools.options.INTERRUPTED)
+INTERRUPTED_STATUS = 130
+
 _installed = False
+_handler_ran = threading.Event()
 _wakeup: list[socket.socket] = []
 
 
@@ -51,22 +68,62 @@ def install() -> None:
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
-    """The Python-level handler, run by the main thread once it reaches bytecode."""
+    """The Python-level handler, run by the main thread once it reaches bytecode: the first
+    Ctrl-C raises KeyboardInterrupt (the command's clean stop); a second one ends the process
+    here too, as the Ctrl-C thread does, whichever of the two runs first."""
+    if _handler_ran.is_set():
+        _force_exit("interrupted again: exiting now")
+    _handler_ran.set()
     interrupt.trip()
     raise KeyboardInterrupt
 
 
 def _watch(reader: socket.socket) -> None:
     """Woken through the wakeup socket the moment a signal arrives (one byte per signal, its
-    number; other handled signals, e.g. training's SIGTERM, are skipped): SIGINT trips the
-    engine's stop."""
+    number; other handled signals, e.g. training's SIGTERM, are skipped): the first SIGINT
+    trips the engine's stop, a second one, or a main thread that has not handled the first
+    within GRACE_S, ends the process."""
+    seen = 0
+    deadline = None
     while True:
-        select.select([reader], [], [])
+        timeout = None
+        if deadline is not None and not _handler_ran.is_set():
+            timeout = max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select([reader], [], [], timeout)
+        if not ready:
+            if signal.getsignal(signal.SIGINT) is _on_sigint and not _handler_ran.is_set():
+                _force_exit(f"interrupted: the main thread did not stop within {GRACE_S:g} s, exiting now")
+            deadline = None
+            continue
         data = reader.recv(64)
         if not data:
             return
-        if signal.SIGINT in data:
-            interrupt.trip()
+        for number in data:
+            if number != signal.SIGINT:
+                continue
+            seen += 1
+            if seen == 1:
+                deadline = time.monotonic() + GRACE_S
+                interrupt.trip()
+            else:
+                _force_exit("interrupted again: exiting now")
+
+
+def _force_exit(line: str) -> None:
+    """End the process now, from whichever thread: the worker processes this one started go
+    first (they ignore SIGINT, theirs to the parent), then one line on stderr and status 130."""
+    mp = sys.modules.get("multiprocessing")
+    if mp is not None:
+        for child in mp.active_children():
+            try:
+                child.terminate()
+            except (OSError, AttributeError):
+                pass
+    try:
+        os.write(2, f"\n{line}\n".encode())
+    except OSError:
+        pass
+    os._exit(INTERRUPTED_STATUS)
 
 
 def run_interruptibly(fn: Callable[[], Any]) -> Any:

@@ -223,8 +223,8 @@ def _stop_on_signals() -> dict[int, Any]:
     is saved and the workers go with the driver. A shell starts background jobs with SIGINT
     ignored, and Python's default for SIGTERM ends the process without cleanup, so both are set
     here (from the main thread only; elsewhere signals cannot be set). A SIGINT handler of
-    Python's or of `gomoku`'s (tools.interruptible) already raises KeyboardInterrupt, and is
-    kept."""
+    Python's or of `gomoku`'s (tools.interruptible, which also stops a search in progress and
+    ends a stuck process) already raises KeyboardInterrupt, and is kept."""
     if threading.current_thread() is not threading.main_thread():
         return {}
     sigs = [signal.SIGTERM]
