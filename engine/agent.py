@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from typing import TYPE_CHECKING, Mapping, Optional
+from contextlib import nullcontext
+from typing import TYPE_CHECKING, ContextManager, Mapping, Optional
 
 import numpy as np
 from numba import njit
@@ -20,6 +21,7 @@ from gomoku.engine.game.board import BLACK, Board
 from gomoku.engine.game.core import C_FIVE, M_COUNT, M_HEIGHT, M_STRIDE, M_TOMOVE, M_WIDTH, BoardState
 from gomoku.engine.limits import CLASSICAL_SEARCHER, Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
 from gomoku.engine.game.rules import Rule
+from gomoku.engine import interrupt
 from gomoku.engine.numba_cache import drop_stale_cache
 from gomoku.engine.timeman import search_deadlines
 
@@ -105,7 +107,7 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     `limit.turn_time == 0` returns the static choice at once. Otherwise the classical search
     (engine.search: root VCF/VCT probes, then iterative-deepening PVS) runs until the first of
     `limit.depth` iterations, `limit.nodes` nodes, the deadlines engine.timeman makes of the
-    limit's clocks (`search_deadlines`), or `stop`.
+    limit's clocks (`search_deadlines`), `stop`, or Ctrl-C in a `gomoku` command.
     info: depth, score (eval units from the mover's view, or 'win'/'loss' when proven),
     nodes, nps, pv (list of (x, y)), time (s), and 'proof' ('vcf'/'vct') for solver wins.
     `searcher` is the search state of the player thinking (its tables, kept from one move to
@@ -123,8 +125,10 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     # a search under a node or depth limit depends on its position alone; a timed one keeps
     # the TT of this player's previous search, as PentaZen and Rapfi keep theirs
     timed = limit.nodes is None and limit.depth is None
-    res = searcher.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, deadlines=deadlines,
-                          stop=stop, tt_bytes=_table_bytes(limit.max_memory), clear=not timed)
+    tt_bytes = _table_bytes(limit.max_memory)
+    with _ctrl_c_stops(searcher, work.state.cells.shape[0], tt_bytes):
+        res = searcher.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, deadlines=deadlines,
+                              stop=stop, tt_bytes=tt_bytes, clear=not timed)
     if res.move < 0:
         move = quick_move(board)
         return PlayResult(move, {"depth": 0, "nodes": res.nodes, "time": time.perf_counter() - t0})
@@ -141,6 +145,18 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     if res.proven:
         info["proof"] = res.proven
     return PlayResult(board.coords(res.move), info)
+
+
+def _ctrl_c_stops(searcher: "Searcher", n_cells: int, tt_bytes: int) -> ContextManager[None]:
+    """Once a `gomoku` command armed Ctrl-C (engine.interrupt), the search's control block is
+    stopped by the signal itself: its handler would wait for the jitted search to return,
+    which can be the whole move. The block is the one `searcher.search` takes for the same
+    board size and table bytes. Unarmed (the brain, library callers), nothing is registered."""
+    if not interrupt.armed():
+        return nullcontext()
+    from gomoku.engine.search.tables import C_EXTERNAL
+    from gomoku.engine.search.threats import C_STOP
+    return interrupt.stopping(searcher.ctx(n_cells, tt_bytes).ctrl, C_EXTERNAL, C_STOP)
 
 
 def new_searcher(tables: Optional[Mapping[int, "EvalTables"]] = None,

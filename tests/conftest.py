@@ -3,7 +3,8 @@
 The numba cache is built before any timed subprocess test. `Brain` runs the real
 `pbrain-gomoku` executable over pipes: every reply line is time-stamped by a reader thread, so
 tests can assert deadlines and silence (no line at all after INFO or END). `FakeClock` is the
-injectable clock of the protocol's time-policy tests. Test modules import these with
+injectable clock of the protocol's time-policy tests. `ctrl_c_at` sends a command Ctrl-C at a
+line of its output and times the stop. Test modules import these with
 `from conftest import ...` (pytest puts tests/ on the path).
 """
 from __future__ import annotations
@@ -12,12 +13,14 @@ import os
 import queue
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import pytest
 
@@ -189,6 +192,108 @@ def wait_in_log(log: Path, text: str, seconds: float = 120.0) -> None:
     while text not in (log.read_text() if log.exists() else ""):
         assert time.monotonic() < deadline, f"{text!r} not in the brain's log within {seconds:.0f} s"
         time.sleep(0.02)
+
+
+#: The requirement: a `gomoku` command stops within this many seconds of Ctrl-C, whatever the load.
+CTRL_C_S = 2.0
+#: What the test itself may add when it times that stop: the signal is sent and the exit reaped by
+#: this process, which beside two busy loops on two cores waits up to a few hundred ms for a core.
+CTRL_C_MARGIN_S = 0.5
+
+
+def popen_with_sigint_ignored(argv: list[str], **popen: Any) -> "subprocess.Popen[str]":
+    """Start argv with SIGINT ignored, as a non-interactive shell starts a background job
+    (`cmd &`). Set around the fork, not in a preexec_fn, which may deadlock in a process with
+    threads (an xdist worker has execnet's); a Ctrl-C to the tests in that instant is dropped."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return subprocess.Popen(argv, **popen)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@dataclass
+class Interrupted:
+    """What `ctrl_c_at` saw: the exit status, the whole output and the seconds from the signal
+    to the exit (reaped by waitpid, not read off the pipe, which a brain left behind may hold)."""
+    code: int
+    out: str
+    after: float
+
+
+def ctrl_c_at(argv: list[str], marker: str, seconds: float = 240.0, **popen: Any) -> Interrupted:
+    """Run `argv`, send Ctrl-C (SIGINT to its process group, as a terminal does) as soon as a line
+    of its output contains `marker` (a sign of readiness, never a sleep), and time the stop.
+
+    The child starts with SIGINT ignored, as a non-interactive shell starts a background job
+    (`cmd &`), and CI or a script may start `gomoku` that way: the command must stop anyway."""
+    proc = popen_with_sigint_ignored(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     start_new_session=True, **popen)
+    lines: "queue.Queue[Optional[str]]" = queue.Queue()
+    out: list[str] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"{marker!r} not printed within {seconds:.0f} s:\n{''.join(out)}") from None
+            assert line is not None, f"ended before {marker!r}:\n{''.join(out)}"
+            out.append(line)
+            if marker in line:
+                break
+        sent = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            code = proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"still running 60 s after Ctrl-C:\n{''.join(out)}") from None
+        after = time.monotonic() - sent
+        reader.join(10)
+        while not lines.empty():
+            rest = lines.get()
+            if rest is not None:
+                out.append(rest)
+        return Interrupted(code, "".join(out), after)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def _in_serial_group(item: pytest.Item) -> bool:
+    return any((m.args[:1] or (m.kwargs.get("name"),)) == ("serial",) for m in item.iter_markers("xdist_group"))
+
+
+@pytest.fixture(autouse=True)
+def _serial_group(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """Tests marked `xdist_group("serial")` (the ones that time a process's stop in seconds) never
+    run two at once: under xdist each takes an exclusive lock on a file in the run's shared temp
+    folder first, so only the other workers' unmarked tests run beside it. pytest-xdist's own
+    `--dist loadgroup` does not group on this pytest (9.2 keeps node ids where xdist 3.8 no longer
+    writes its group suffix: pytest-xdist issue 1386), so the lock does it, on any scheduler. The
+    wait is fixture set-up, outside the test's timeout and its timings."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None or not _in_serial_group(request.node) or sys.platform == "win32":
+        yield
+        return
+    import fcntl
+    lock = tmp_path_factory.getbasetemp().parent / "serial-group.lock"     # shared by the workers
+    with open(lock, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -3,16 +3,14 @@ before any game, the board a match plays said up front, output paths checked bef
 and the same option names, wording and exit codes in every command."""
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import click
 import pytest
 
+from conftest import CTRL_C_MARGIN_S, CTRL_C_S, Interrupted, ctrl_c_at
 from gomoku.tools.cli import _COMMANDS, main
 
 GOMOKU = Path(sys.executable).parent / "gomoku"
@@ -169,37 +167,31 @@ def test_the_top_level_help_lists_every_command():
         assert name in p.stdout.split("Options:")[0], name     # the summary names it too
 
 
-def _interrupt_after(args: list[str], marker: str, timeout: float = 240) -> tuple[int, str]:
-    proc = subprocess.Popen([str(GOMOKU), *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-    out = []
-    deadline = time.monotonic() + timeout
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        out.append(line)
-        if marker in line:
-            os.killpg(proc.pid, signal.SIGINT)        # what Ctrl-C sends: the whole foreground group
-            break
-        assert time.monotonic() < deadline, "".join(out)
-    rest, _ = proc.communicate(timeout=120)
-    return proc.returncode, "".join(out) + rest
+def _stopped_at_once(r: Interrupted, reason: str) -> None:
+    assert r.code == 130, r.out
+    assert r.after < CTRL_C_S + CTRL_C_MARGIN_S, f"stopped {r.after:.2f} s after Ctrl-C ({reason}):\n{r.out}"
+    assert "Traceback" not in r.out
 
 
+@pytest.mark.xdist_group("serial")
 def test_ctrl_c_exits_130_in_match_with_the_score_so_far():
-    code, out = _interrupt_after(["match", "classical", "classical", "-n", "20", "-t", "2", "--no-progress"],
-                                 "Started game 1")
-    assert code == 130, out
-    assert "Match stopped early: interrupted" in out and "Traceback" not in out
+    """Ctrl-C as game 1 starts (the players' warm-up search or the first 2 s move, in jitted
+    calls on the main thread): the search stops, the score so far is printed."""
+    r = ctrl_c_at([str(GOMOKU), "match", "classical", "classical", "-n", "20", "-t", "2", "--no-progress"],
+                  "Started game 1")
+    _stopped_at_once(r, "match")
+    assert "Match stopped early: interrupted" in r.out
 
 
+@pytest.mark.xdist_group("serial")
 def test_ctrl_c_exits_130_in_train(tmp_path):
     pytest.importorskip("torch")
-    code, out = _interrupt_after(["train", "--board", "7", "--run", str(tmp_path / "run"), "--win", "4",
-                                  "--games-per-gen", "400", "--playouts", "400", "--parallel-games", "1",
-                                  "--workers", "1", "--eval-games", "0", "--ladder-games", "0",
-                                  "--classical-games", "0", "--no-progress"], "selfplay")
-    assert code == 130, out
-    assert "the same command resumes the run" in out and "Traceback" not in out
+    r = ctrl_c_at([str(GOMOKU), "train", "--board", "7", "--run", str(tmp_path / "run"), "--win", "4",
+                   "--games-per-gen", "400", "--playouts", "400", "--parallel-games", "1", "--workers", "1",
+                   "--eval-games", "0", "--ladder-games", "0", "--classical-games", "0", "--no-progress"],
+                  "selfplay")
+    _stopped_at_once(r, "train")
+    assert "the same command resumes the run" in r.out
 
 
 def test_train_says_what_an_init_net_is_before_any_game(tmp_path):

@@ -49,6 +49,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "engine.fileio": ("engine",),
     "engine.numba_cache": ("engine",),
     "engine.processes": ("engine",),
+    "engine.interrupt": ("engine",),      # Ctrl-C as a stop: below every room that searches
     "engine.warmup": (),                  # the brain's compile step: may touch every engine room
     "protocol": ("train", "tools", "weights") + TRAINER_PACKAGES + CLI_PACKAGES,
     "weights": ("protocol", "train", "tools") + TRAINER_PACKAGES + CLI_PACKAGES,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pexpect
@@ -12,6 +13,7 @@ from gomoku.engine.game.board import Board
 from gomoku.engine.game.records import GameRecord, load, save
 from gomoku.engine.game.rules import Rule
 from gomoku.tools import render
+from conftest import CTRL_C_MARGIN_S, CTRL_C_S
 from play_pty import ANSI, clean, finish, send, spawn_play, wait
 
 FIRST_PROMPT_TIMEOUT = 120     # a cold numba cache compiles the core on first use
@@ -101,6 +103,23 @@ def test_renju_forbidden_move_is_refused(tmp_path):
     assert "h8 (7,7) is forbidden for black under renju" in out and "double-three or double-four" in out
     child.sendintr()                                      # Ctrl-C at the prompt: clean exit 130
     assert "Bye" in finish(child, status=130)
+
+
+@pytest.mark.xdist_group("serial")
+def test_ctrl_c_while_the_engine_thinks_exits_at_once(tmp_path):
+    """Ctrl-C during a 30 s engine move: its search (on a worker thread, in one jitted call)
+    stops with the game, which is saved and left with 130 within the Ctrl-C bound, not after
+    the move."""
+    child = spawn("--size", "15", "--time", "30", "--color", "black", "--save", "g.sgf", cwd=tmp_path)
+    child.expect_exact(X, timeout=FIRST_PROMPT_TIMEOUT)
+    child.sendline("h8")
+    child.expect_exact("is thinking (up to 30 s)")
+    sent = time.monotonic()
+    child.sendintr()
+    out = finish(child, status=130)
+    after = time.monotonic() - sent
+    assert after < CTRL_C_S + CTRL_C_MARGIN_S, f"stopped {after:.2f} s after Ctrl-C: {out[-300:]}"
+    assert "Bye" in out and "Auto-saved 1 moves to g.sgf" in out
 
 
 def test_the_screen_says_which_searcher_plays(tmp_path):

@@ -3,14 +3,13 @@ writes its result, and the plain alpha-beta switch the Fudan study times is a co
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import CTRL_C_MARGIN_S, CTRL_C_S, ctrl_c_at
 from gomoku.engine.game.board import Board
 from gomoku.engine.search.alphabeta import Searcher
 from gomoku.tools.studies import SCALES, Study, studies
@@ -105,18 +104,15 @@ def test_plain_alpha_beta_searches_another_tree():
     assert nodes["default"] == nodes["pvs"] != nodes["plain"]
 
 
+@pytest.mark.xdist_group("serial")
 def test_ctrl_c_exits_130_and_leaves_no_half_result(tmp_path):
+    """Ctrl-C once depth 1 is done: the depth-2 search in progress (one jitted call, as each of
+    the study's searches of up to 3M nodes) stops at once, and nothing is written."""
     out = tmp_path / "fudan"
-    proc = subprocess.Popen([str(GOMOKU), "study", "fudan-search", "--scale", "small", "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    assert proc.stdout is not None
-    seen = []
-    for line in proc.stdout:
-        seen.append(line)
-        if "PVS: depth 1 done" in line:
-            os.killpg(proc.pid, signal.SIGINT)       # what Ctrl-C sends: the whole foreground group
-            break
-    rest, _ = proc.communicate(timeout=120)
-    assert proc.returncode == 130, "".join(seen) + rest
-    assert "interrupted" in rest and "Traceback" not in rest
+    r = ctrl_c_at([str(GOMOKU), "study", "fudan-search", "--scale", "small", "--out", str(out)],
+                  "PVS: depth 1 done")
+    assert r.code == 130, r.out
+    assert r.after < CTRL_C_S + CTRL_C_MARGIN_S, f"stopped {r.after:.2f} s after Ctrl-C:\n{r.out}"
+    assert "interrupted" in r.out and "Traceback" not in r.out
+    assert "PVS: depth 2 done" not in r.out
     assert not (out / "result.md").exists() and not (out / "result.json").exists()

@@ -32,6 +32,19 @@ class LazyGroup(click.Group):
     """Imports a subcommand's module only when it runs, and gives every command one exit status
     after Ctrl-C (130, the shell's for SIGINT) instead of click's 'Aborted!' and 1."""
 
+    def __call__(self, *args, **kwargs):
+        """The console script's entry: Ctrl-C's handling is installed before anything else
+        runs, and a command that Ctrl-C stopped leaves without the interpreter's teardown
+        (tools.interruptible). Click's CliRunner calls `main`, not this, so commands run inside
+        a test process leave that process's own Ctrl-C and exit alone."""
+        from gomoku.tools.interruptible import exit_interrupted, install
+        install()
+        try:
+            return super().__call__(*args, **kwargs)
+        except SystemExit as exc:
+            exit_interrupted(exc.code)
+            raise
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)

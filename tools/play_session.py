@@ -14,7 +14,6 @@ end of piped input) exits 0, Ctrl-C exits 130; both save first when --save is gi
 from __future__ import annotations
 
 import datetime as _dt
-import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +25,7 @@ from rich.markup import escape
 from gomoku.engine.limits import Limit, PlayResult, SearchInfo
 from gomoku.engine.game.rules import Rule
 from gomoku.tools import render
-from gomoku.tools.interruptible import run_interruptibly
+from gomoku.tools.interruptible import install, run_interruptibly
 from gomoku.tools.options import INTERRUPTED
 
 EMPTY = 0
@@ -410,9 +409,10 @@ def loop(s: Session) -> None:
 
 def catch_ctrl_c() -> None:
     """Make Ctrl-C raise KeyboardInterrupt even when started from a background job of a
-    non-interactive shell, which hands SIGINT down as ignored (and then Python installs no
-    handler of its own)."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    non-interactive shell, which hands SIGINT down as ignored, and stop the engine's search
+    with it (tools.interruptible.install: the console script has run it already; this is for
+    a session started otherwise, in-process, and does nothing the second time)."""
+    install()
 
 
 def run_session(s: Session, start: Callable[[], None]) -> None:

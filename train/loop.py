@@ -222,10 +222,15 @@ def _stop_on_signals() -> dict[int, Any]:
     """SIGTERM (kill, a scheduler's stop) and SIGINT stop a run the way Ctrl-C does: the state
     is saved and the workers go with the driver. A shell starts background jobs with SIGINT
     ignored, and Python's default for SIGTERM ends the process without cleanup, so both are set
-    here (from the main thread only; elsewhere signals cannot be set)."""
+    here (from the main thread only; elsewhere signals cannot be set). A SIGINT handler of
+    Python's or of `gomoku`'s (tools.interruptible, which also stops a search in progress and
+    ends a stuck process) already raises KeyboardInterrupt, and is kept."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    return {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    sigs = [signal.SIGTERM]
+    if not callable(signal.getsignal(signal.SIGINT)):
+        sigs.append(signal.SIGINT)
+    return {sig: signal.signal(sig, _interrupt) for sig in sigs}
 
 
 def _restore_signals(previous: dict[int, Any]) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 from ..limits import Limit, PlayResult
 from ..timeman import time_budget
 from ..game.rules import Rule
+from ..interrupt import either
 from .search import MCTS, MCTSConfig
 
 if TYPE_CHECKING:   # the solvers load when a probe first runs
@@ -107,7 +108,9 @@ class MCTSPlayer:
         deadline = None if budget is None else t0 + max(0.0, budget - (time.perf_counter() - t0))
         if budget is not None and budget <= 0:
             playouts = 1
-        res = mcts.search(playouts=playouts, deadline=deadline, stop=stop)
+        # Ctrl-C ends the search too once a command armed it (engine.interrupt): `gomoku play`
+        # thinks on a worker thread, which the main thread's KeyboardInterrupt does not reach
+        res = mcts.search(playouts=playouts, deadline=deadline, stop=either(stop))
         move = res.move
         if solver and res.proven != 1:
             move = self._avoid_forced_loss(board, res, vct_nodes)

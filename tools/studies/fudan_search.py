@@ -83,7 +83,10 @@ def positions(scale: Scale, progress: Callable[[str], None]) -> list[tuple[str, 
     the engine at depth 3 for each count in `scale.plies` (a game that ends first stops there)."""
     from gomoku.engine.game.board import Board
     from gomoku.engine.game.rules import parse_rule
+    from gomoku.engine.interrupt import stopping
     from gomoku.engine.search.alphabeta import Searcher
+    from gomoku.engine.search.tables import C_EXTERNAL
+    from gomoku.engine.search.threats import C_STOP
     from gomoku.tools.bench_cmd import BENCH_POSITIONS
 
     out: list[tuple[str, Any]] = [("long VCF", Board.from_moves(15, LONG_VCF))]
@@ -93,7 +96,8 @@ def positions(scale: Scale, progress: Callable[[str], None]) -> list[tuple[str, 
         played = 0
         for target in scale.plies:
             while played < target and not b.game_over:
-                res = player.search(b.state, max_depth=3)
+                with stopping(player.ctx(b.state.cells.shape[0]).ctrl, C_EXTERNAL, C_STOP):
+                    res = player.search(b.state, max_depth=3)
                 if res.move < 0:
                     break
                 b.play(*b.coords(res.move))
@@ -109,9 +113,15 @@ def _search_runs(boards: list[tuple[str, Any]], scale: Scale,
                  progress: Callable[[str], None]) -> list[dict[str, Any]]:
     """Every search at every depth on every position: one record each. The tables are cleared
     outside the timing (clearing the 32 MB TT costs more than a shallow search): a one-ply search
-    first makes them for the position's size and rule, then each timed search keeps them."""
+    first makes them for the position's size and rule, then each timed search keeps them.
+    Ctrl-C stops a search at once through its control block (engine.interrupt.stopping: a
+    search of millions of nodes is one jitted call, which the signal's handler would wait for;
+    no watcher thread, which would add up to milliseconds to every timing); the interrupt then
+    ends the study, so a cut record is never kept."""
+    from gomoku.engine.interrupt import stopping
     from gomoku.engine.search.alphabeta import Searcher
-    from gomoku.engine.search.tables import clear_ctx
+    from gomoku.engine.search.tables import C_EXTERNAL, clear_ctx
+    from gomoku.engine.search.threats import C_STOP
 
     runs: list[dict[str, Any]] = []
     for name, switches in SEARCHES.items():
@@ -120,11 +130,13 @@ def _search_runs(boards: list[tuple[str, Any]], scale: Scale,
             t0 = time.perf_counter()
             for label, b in boards:
                 searcher.search(b.state, max_depth=1, threat_probes=False)
-                clear_ctx(searcher.ctx(b.state.cells.shape[0]))
-                t = time.perf_counter()
-                r = searcher.search(b.state, max_depth=depth, node_limit=scale.node_cap or None,
-                                    threat_probes=False, clear=False)
-                dt = time.perf_counter() - t
+                cx = searcher.ctx(b.state.cells.shape[0])
+                clear_ctx(cx)
+                with stopping(cx.ctrl, C_EXTERNAL, C_STOP):
+                    t = time.perf_counter()
+                    r = searcher.search(b.state, max_depth=depth, node_limit=scale.node_cap or None,
+                                        threat_probes=False, clear=False)
+                    dt = time.perf_counter() - t
                 runs.append({"search": name, "depth": depth, "position": label, "move": r.move,
                              "score": r.score, "nodes": r.nodes, "time": dt,
                              "cut": bool(scale.node_cap and r.nodes >= scale.node_cap)})
@@ -134,8 +146,10 @@ def _search_runs(boards: list[tuple[str, Any]], scale: Scale,
 
 def _threat_runs(boards: list[tuple[str, Any]], scale: Scale,
                  progress: Callable[[str], None]) -> list[dict[str, Any]]:
-    """VCF and VCT at each depth limit on every position, for each side as the attacker."""
+    """VCF and VCT at each depth limit on every position, for each side as the attacker. Each
+    solve's ctrl is stopped by Ctrl-C (engine.interrupt.stopping), as the searches' are."""
     from gomoku.engine.game.core import M_TOMOVE
+    from gomoku.engine.interrupt import stopping
     from gomoku.engine.search import threats
 
     tt = threats.new_threat_table()
@@ -151,9 +165,10 @@ def _threat_runs(boards: list[tuple[str, Any]], scale: Scale,
                 if side == "passed":
                     b.state.meta[M_TOMOVE] = 3 - to_move
                 try:
-                    t = time.perf_counter()
-                    r = threats.solve(b.state, kind, depth=depth, vcf_depth=12, ctrl=ctrl, tt=tt)
-                    dt = time.perf_counter() - t
+                    with stopping(ctrl, threats.C_STOP):
+                        t = time.perf_counter()
+                        r = threats.solve(b.state, kind, depth=depth, vcf_depth=12, ctrl=ctrl, tt=tt)
+                        dt = time.perf_counter() - t
                 finally:
                     b.state.meta[M_TOMOVE] = to_move
                 cut = scale.threat_cap > 0 and r.nodes >= scale.threat_cap
