@@ -69,7 +69,7 @@ def install() -> None:
     _installed = True
 
 
-def _on_sigint(signum: int, frame: Any) -> None:
+def _on_sigint(_signum: int, _frame: Any) -> None:
     """The Python-level handler, run by the main thread once it reaches bytecode: the first
     Ctrl-C raises KeyboardInterrupt (the command's clean stop); a second one ends the process
     here too, as the Ctrl-C thread does, whichever of the two runs first."""
