@@ -130,7 +130,8 @@ def test_a_sweep_bound_is_on_the_winners_side_or_there_is_none():
     for n in (5, 6, 10, 20, 100):
         lo = stats.sweep_bound(n)
         assert lo is not None and lo > previous                       # more wins, a higher floor
-        assert stats.score_from_elo(lo) ** n == pytest.approx(0.05)   # the exact binomial bound
+        # the exact binomial bound: the score at that Elo, won n times running, is 5 % likely
+        assert (1 / (1 + 10 ** (-lo / 400))) ** n == pytest.approx(0.05)
         assert stats.elo_bounds(n, 0, 0) == (lo, None) and stats.elo_bounds(0, n, 0) == (None, -lo)
         assert stats.elo_text(n, 0, 0) == f"at least {lo:+.1f} (all {n} games won; 95 % one-sided bound)"
         assert stats.elo_brief(n, 0, 0) == f">= {lo:+.0f} Elo" and stats.elo_brief(0, n, 0) == f"<= {-lo:+.0f} Elo"
