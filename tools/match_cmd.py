@@ -119,6 +119,10 @@ class _View:
             from gomoku.engine.match import stats
             self.last_score = stats.score_line(summary.name_a, summary.name_b, w, l, d)
             click.echo(self.last_score, err=self.err)
+            if summary.sprt is not None:
+                # a long test's log says where it stands after every game, as cutechess's does
+                click.echo(f"...      {summary.pentanomial().line()}", err=self.err)
+                click.echo(f"...      {stats.sprt_line(summary.sprt, summary.sprt_basis)}", err=self.err)
 
 
 # ----------------------------------------------------------------------------- command
