@@ -42,7 +42,7 @@ def send(child: pexpect.spawn, line: str, prompt: str) -> str:
 
 def finish(child: pexpect.spawn, status: int = 0) -> str:
     """Wait for the program to end; check its exit status and that it printed no traceback."""
-    child.expect(pexpect.EOF)
+    child.expect(pexpect.EOF, timeout=120)     # a quit during a cold compile waits for it to finish
     child.close()
     out = clean(child.before)
     assert child.exitstatus == status, f"exit status {child.exitstatus}, signal {child.signalstatus}: {out[-300:]}"
