@@ -1,4 +1,4 @@
-"""`pbrain-gomoku --net` / `--eval` with a file trained for another game (issue 40, point 1): the
+"""`pbrain-gomoku --net` / `--eval` with a file trained for another game: the
 brain keeps its documented fallback (the classical engine plays) and tells the manager, in one
 MESSAGE line before its move, what the net is and what the game is; never a crash or traceback."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A refused START or RECTSTART ends the previous game: every game command answers one ERROR
-line until a valid START/RECTSTART (issue 40, point 9: `START 0` then `TURN 3,3` was played on
+line until a valid START/RECTSTART (a `TURN 3,3` after `START 0` was once played on
 the old board)."""
 from __future__ import annotations
 

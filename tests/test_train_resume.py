@@ -1,4 +1,4 @@
-"""Resuming inside a generation (issue 40, point 5): the training phase saves its progress on a
+"""Resuming inside a generation: the training phase saves its progress on a
 clock (at most every CHECKPOINT_SECONDS), a resumed run continues from the saved update, not
 from update 1, and ends exactly where a run that was never stopped ends; every resume says in
 one line where it picks up (self-play, training or evaluation).

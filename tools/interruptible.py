@@ -133,7 +133,7 @@ def exit_interrupted(status: object) -> None:
     command's own stop is done by then (the score printed, the training's state saved, every
     file written atomically and closed, pools and brains ended), and what remains is the
     interpreter's teardown, which with torch loaded took 0.5-1 s on a 2-core machine, and
-    `gomoku train`'s whole stop 3.4 s beside two busy loops, past the 2 s a Ctrl-C may take
+    `gomoku train` took 3.4 s in all to exit beside two busy loops, past the 2 s a Ctrl-C may take
     (0.05 s without the teardown). atexit handlers are skipped
     with it: multiprocessing's would reap workers the pools already terminated. Any other
     status returns, for the normal exit."""
