@@ -159,6 +159,9 @@ class _View:
 @click.option("--replay", is_flag=True,
               help="Allow more games than twice the openings (each opening is then played again; at fixed "
                    "nodes that replays the same games).")
+@click.option("--openings-from", "openings_from", type=click.IntRange(1), default=1, show_default=True, metavar="K",
+              help="Start at the set's K-th opening: a test that continues a stopped one, or one kept apart from "
+                   "the openings others were tuned on, plays openings no earlier run played.")
 @click.option("--openings-format", type=click.Choice(["auto", "pos", "offset"]), default="auto", show_default=True,
               help="How an openings file writes moves: pos (h8i9j7), offset (-1,0 0,1, from the centre) or auto.")
 @click.option("--random-order", is_flag=True, help="Shuffle the openings (reproducible with --seed).")
@@ -180,6 +183,9 @@ class _View:
 @click.option("--psq", "psq_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write each game as DIR/game_NNNN.psq (Piskvork format); the game_NNNN.psq files "
                    "already in DIR are replaced, unless --append.")
+@click.option("--labels", "labels", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Add every game to this training-data file: each position with the score and best move its "
+                   "player's search reported, and the result (docs/train.md). An existing file keeps its games.")
 @click.option("--append", is_flag=True,
               help="Keep the games already in --sgf FILE and --psq DIR: this match's follow them.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -194,10 +200,10 @@ class _View:
 def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tuple[int, int]], turn_time: Optional[float],
           match_time: Optional[float], nodes: Optional[int], depth: Optional[int], playouts: Optional[int],
           win_length: int, seat_count: int,
-          tolerance: float, start_timeout: float, openings: str, openings_format: str, random_order: bool,
-          replay: bool, concurrency: int, draw_after: Optional[int], adjudicate_proven: bool, seed: Optional[int],
+          tolerance: float, start_timeout: float, openings: str, openings_from: int, openings_format: str,
+          random_order: bool, replay: bool, concurrency: int, draw_after: Optional[int], adjudicate_proven: bool, seed: Optional[int],
           sprt_text: Optional[str],
-          sgf: Optional[Path], psq_dir: Optional[Path], append: bool, json_path: Optional[Path], max_memory: int,
+          sgf: Optional[Path], psq_dir: Optional[Path], labels: Optional[Path], append: bool, json_path: Optional[Path], max_memory: int,
           brain_info: tuple[str, ...], name_a: Optional[str],
           name_b: Optional[str], progress: Optional[bool]) -> None:
     """Play PLAYER_A against PLAYER_B and report score, Elo difference, LOS and SPRT.
@@ -217,6 +223,10 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
         turn_time = 1.0
     spec_a, spec_b, width, height, warnings = _parse_players(specs, board, rule, win_length)
     ops = _choose_openings(openings, openings_format, width, height, rule)
+    if openings_from > 1:
+        if openings_from > len(ops):
+            raise click.UsageError(f"--openings-from {openings_from}: the set has {len(ops)} openings")
+        ops = ops[openings_from - 1:]
     if ops and games > 2 * len(ops) and not replay:
         raise click.UsageError(f"{games} games need {(games + 1) // 2} openings and the set has {len(ops)}: use a "
                                "larger set (-o book, gomoku openings), fewer games, or --replay")
@@ -230,9 +240,10 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
                              seed=seed, concurrency=concurrency, sprt=sprt)
 
     # output that cannot be written is refused now, not after the games (folders are made)
-    for path, option, folder in ((sgf, "--sgf", False), (psq_dir, "--psq", True), (json_path, "--json", False)):
+    for path, option, folder in ((sgf, "--sgf", False), (psq_dir, "--psq", True), (json_path, "--json", False),
+                                 (labels, "--labels", False)):
         output_path(path, option, folder=folder)
-    records = _match_records(sgf, psq_dir, append)
+    records = _match_records(sgf, psq_dir, append, labels)
 
     # compile the engine (cold install) before any clock starts, with a progress bar
     from gomoku.tools.prepare import ensure_compiled
@@ -249,23 +260,28 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
         click.echo(line, err=json_stdout)
     run_settings = {"rule": rule.label, "width": width, "height": height, "turn_time": turn_time,
                     "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
-                    "tolerance": tolerance, "games": games, "openings": openings, "seed": seed,
+                    "tolerance": tolerance, "games": games, "openings": openings,
+                    "openings_from": openings_from, "seed": seed,
                     "concurrency": concurrency, "draw_after": draw_after,
                     "players": [spec_a.text, spec_b.text]}
     json_file = json_path if json_path is not None and not json_stdout else None
     m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
-    summary, last_score = _play(m, _View(games, live, na, nb, err=json_stdout), records, json_file,
-                                run_settings)
+    try:
+        summary, last_score = _play(m, _View(games, live, na, nb, err=json_stdout), records, json_file,
+                                    run_settings)
+    finally:
+        records.close()
     _report(summary, last_score, json_stdout, json_file, run_settings)
 
 
-def _match_records(sgf: Optional[Path], psq_dir: Optional[Path], append: bool) -> MatchRecords:
+def _match_records(sgf: Optional[Path], psq_dir: Optional[Path], append: bool,
+                   labels: Optional[Path]) -> MatchRecords:
     """The --sgf/--psq writer; --append without either, or a file --append cannot read, is a
     one-line error before any game."""
     if append and sgf is None and psq_dir is None:
         raise click.UsageError("--append needs --sgf FILE or --psq DIR (the records it adds to)")
     try:
-        return MatchRecords(sgf, psq_dir, append)
+        return MatchRecords(sgf, psq_dir, append, labels)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -447,7 +463,8 @@ def write_json(path: Path, summary: MatchSummary, settings: dict[str, Any], fini
 
 #: options only two-player matches know; given with --players 3 they are one-line errors
 _TWO_PLAYER_ONLY = ("match_time", "nodes", "depth", "sprt_text", "sgf", "psq_dir", "openings", "replay", "random_order",
-                    "draw_after", "adjudicate_proven", "brain_info", "max_memory", "concurrency", "append")
+                    "draw_after", "adjudicate_proven", "brain_info", "max_memory", "concurrency", "append",
+                    "labels", "openings_from")
 
 
 def _run_nplayer(specs: tuple[str, ...], seat_count: int, games: int, rule: Rule, board: Optional[tuple[int, int]],

@@ -11,6 +11,10 @@ there are removed when this match writes its first game.
 one atomic rewrite per game, never a half-appended file), numbered on with `GN`, and the .psq
 files are numbered on after the highest one in DIR. `notices` says which of the two happens
 to a file that already exists, before the first game.
+
+`--labels FILE` is training data, not a record of one match: every match adds its games to
+the file (engine.game.labels: each game's moves, the scores and best moves its players'
+searches reported, and the result), and a file a kill cut keeps its complete games.
 """
 from __future__ import annotations
 
@@ -37,7 +41,8 @@ class MatchRecords:
     Games may finish out of order (`-c 2`); the collection is kept in game order all the same.
     Raises ValueError (one line) when a file cannot be read or written."""
 
-    def __init__(self, sgf: Optional[Path], psq_dir: Optional[Path], append: bool = False) -> None:
+    def __init__(self, sgf: Optional[Path], psq_dir: Optional[Path], append: bool = False,
+                 labels: Optional[Path] = None) -> None:
         self.sgf, self.psq_dir, self.append = sgf, psq_dir, append
         self._prefix = ""              # the SGF text kept in front of this match's games (--append)
         self._earlier_games = 0        # games in that text: this match's GN go on from there
@@ -50,6 +55,19 @@ class MatchRecords:
             self._read_sgf(sgf)
         if psq_dir is not None and psq_dir.is_dir():
             self._read_psq_dir(psq_dir)
+        self._labels: Any = None
+        if labels is not None:
+            self._open_labels(labels)
+
+    def _open_labels(self, path: Path) -> None:
+        from gomoku.engine.game.labels import LabelWriter
+        try:
+            self._labels = LabelWriter(path)
+        except OSError as exc:
+            raise ValueError(f"--labels {path}: {exc.strerror or exc}") from None
+        if self._labels.games_before:
+            self._notices.append(f"--labels {path}: this match's games are added to its "
+                                 f"{_plural(self._labels.games_before, 'game')}")
 
     def _read_sgf(self, sgf: Path) -> None:
         records = _records_module()
@@ -89,7 +107,13 @@ class MatchRecords:
 
     def add(self, res: Any) -> None:
         """Record one finished game (an engine.match.games.GameResult): the SGF rewritten whole,
-        its .psq written; the first game also removes an earlier match's .psq files."""
+        its .psq written, its labels appended; the first game also removes an earlier match's
+        .psq files."""
+        if self._labels is not None:
+            try:
+                self._labels.write(res.to_labels())
+            except OSError as exc:
+                raise ValueError(f"--labels {self._labels.path}: {exc.strerror or exc}") from None
         if self.sgf is None and self.psq_dir is None:
             return
         records = _records_module()
@@ -110,3 +134,7 @@ class MatchRecords:
             records.write_text(self.sgf, self._prefix + body)
         if self.psq_dir is not None:
             records.save_psq(self.psq_dir / f"game_{self._psq_first + res.index:04d}.psq", rec)
+
+    def close(self) -> None:
+        if self._labels is not None:
+            self._labels.close()

@@ -19,7 +19,7 @@ seats black and white and speaks in colours. A game ends with one of these `reas
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from gomoku.engine.game.rules import Rule
@@ -85,6 +85,7 @@ class GameResult:
     width: int = 15
     height: int = 15
     rule: Rule = Rule.FREESTYLE
+    scores: list[Any] = field(default_factory=list)   # per move: the mover's reported score (None: opening)
 
     @property
     def result(self) -> str:
@@ -112,6 +113,12 @@ class GameResult:
         if self.opening:
             rec.extra["OP"] = str(len(self.opening))
         return rec
+
+    def to_labels(self) -> Any:
+        """This game as a gomoku.engine.game.labels.ScoredGame (training labels)."""
+        from gomoku.engine.game.labels import scored_game
+        return scored_game(self.width, self.height, int(self.rule), self.winner, self.moves, len(self.opening),
+                           self.scores if len(self.scores) == len(self.moves) else [None] * len(self.moves))
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "black": self.black, "white": self.white, "result": self.result,
@@ -145,4 +152,5 @@ def play_game(black: Player, white: Player, settings: GameSettings, opening: Ope
     winner = (v.winner + 1 if v.winner is not None else other_colour(v.loser + 1) if v.loser is not None
               else EMPTY)
     return GameResult(index, black.name, white.name, winner, v.reason, v.detail, v.moves,
-                      [0.0] * len(opening) + v.times, tuple(opening), None, game.width, game.height, game.rule)
+                      [0.0] * len(opening) + v.times, tuple(opening), None, game.width, game.height, game.rule,
+                      [None] * len(opening) + v.scores)

@@ -25,13 +25,14 @@ from gomoku.engine.match.players import PlayerError, PlayerTimeout
 @dataclass
 class Verdict:
     """How a game ended. `winner`: the seat that made the row; `loser`: the seat that
-    forfeited or fouled; both None on a draw. `times` are of the moves asked for (no opening)."""
+    forfeited or fouled; both None on a draw. `times` and `scores` are of the moves asked for (no opening)."""
     winner: Optional[int]
     loser: Optional[int]
     reason: str
     detail: str
     moves: list[tuple[int, int]]
     times: list[float]
+    scores: list[Any] = dataclasses.field(default_factory=list)   # each asked move's reported score
 
 
 class SeatWords:
@@ -189,6 +190,7 @@ def referee(seated: Sequence[Player], board: SeatBoard, limits: Sequence[Limit],
     one's last report is a proven win (`score` "win"), the other's a proven loss. The rest of such a game is a matter of playing out the proof, and a tester
     at fixed nodes plays thousands of them (reason "proven")."""
     times: list[float] = []
+    scores: list[Any] = []
     said: list[Any] = [None] * len(seated)      # each seat's last reported score
     try:
         _start(seated, board, words)
@@ -204,15 +206,16 @@ def referee(seated: Sequence[Player], board: SeatBoard, limits: Sequence[Limit],
             except ValueError as exc:     # IllegalMove, NBoardError
                 raise _Ended("illegal", words.refused(seat, exc), loser=seat) from None
             times.append(elapsed)
+            scores.append(res.info.get("score"))
             if foul:
                 raise _Ended("foul", words.foul(seat, x, y), loser=seat)
-            said[seat] = res.info.get("score")
+            said[seat] = scores[-1]
             if adjudicate_proven and len(seated) == 2 and board.winner is None \
                     and {said[seat], said[1 - seat]} == {"win", "loss"}:
                 winner = seat if said[seat] == "win" else 1 - seat
                 raise _Ended("proven", words.proven(winner), winner=winner)
     except _Ended as end:
-        return Verdict(end.winner, end.loser, end.reason, end.detail, board.moves, times)
+        return Verdict(end.winner, end.loser, end.reason, end.detail, board.moves, times, scores)
 
 
 def _start(seated: Sequence[Player], board: SeatBoard, words: SeatWords) -> None:
