@@ -222,7 +222,7 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
     if turn_time is None and not (match_time or nodes or depth or playouts):
         turn_time = 1.0
     spec_a, spec_b, width, height, warnings = _parse_players(specs, board, rule, win_length)
-    ops = _choose_openings(openings, openings_format, width, height, rule)
+    ops = choose_openings(openings, openings_format, width, height, rule)
     if openings_from > 1:
         if openings_from > len(ops):
             raise click.UsageError(f"--openings-from {openings_from}: the set has {len(ops)} openings")
@@ -315,7 +315,7 @@ def _parse_players(specs: list[str], board: Optional[tuple[int, int]], rule: Rul
     return spec_a, spec_b, width, height, warnings
 
 
-def _choose_openings(openings: str, openings_format: str, width: int, height: int, rule: Rule) -> list[Any]:
+def choose_openings(openings: str, openings_format: str, width: int, height: int, rule: Rule) -> list[Any]:
     """The openings -o names (a set's name or a file), checked against the board and rule
     before any game, so a bad one is a one-line error."""
     try:

@@ -10,6 +10,7 @@ tables as a tables file, the format of the tables the engine loads
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Optional
 
 import click
@@ -76,10 +77,34 @@ def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tupl
               help="Fit nothing: score a learned evaluator (NAME.eval.npz), the tables and their blends "
                    "(share=30/50/70) against the --scores files' teacher. With --holdout H given, only "
                    "the games `gomoku train --scores-holdout H` keeps out; else all.")
+@click.option("--spsa", "spsa_names", default=None, metavar="NAME,...",
+              help="Tune these search parameters (gomoku params) by SPSA self-play at fixed nodes instead of "
+                   "fitting tables: the options below marked (SPSA) apply; GAMES are not read.")
+@click.option("--dir", "spsa_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("spsa"),
+              show_default=True, help="(SPSA) The run's folder: state, history, params.json, paths.png. A rerun "
+                                      "with the same options continues the run there.")
+@click.option("--iterations", type=click.IntRange(1), default=1000, show_default=True,
+              help="(SPSA) Iterations: each plays --pairs game pairs of theta+c against theta-c.")
+@click.option("--nodes", type=click.IntRange(1), default=20000, show_default=True,
+              help="(SPSA) Nodes a move.")
+@click.option("--pairs", type=click.IntRange(1), default=1, show_default=True,
+              help="(SPSA) Game pairs (one opening, colours swapped) an iteration.")
+@click.option("-c", "--concurrency", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="(SPSA) Games played at once (worker processes).")
+@click.option("-o", "--openings", default="book", show_default=True,
+              help="(SPSA) Openings, as gomoku match -o takes them.")
+@click.option("--openings-from", type=click.IntRange(1), default=1, show_default=True, metavar="K",
+              help="(SPSA) Start at the set's K-th opening (keep the openings you report on apart).")
+@click.option("--r-end", type=click.FloatRange(0, min_open=True), default=0.002, show_default=True,
+              help="(SPSA) Learning rate a/c^2 at the last iteration (fishtest's r_end).")
+@click.option("--plot-every", type=click.IntRange(0), default=50, show_default=True,
+              help="(SPSA) Redraw paths.png every N iterations (0: at the end only).")
 @progress_option(help="Progress bar over games (default: when stderr is a terminal).")
 def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rule: Optional[Rule],
          l2: float, holdout: float, seed: int, scale: Optional[float], patterns: bool,
-         out_path: Optional[str], eval_file: Optional[str], progress: Optional[bool]) -> None:
+         out_path: Optional[str], eval_file: Optional[str], spsa_names: Optional[str], spsa_dir: Path,
+         iterations: int, nodes: int, pairs: int, concurrency: int, openings: str, openings_from: int,
+         r_end: float, plot_every: int, progress: Optional[bool]) -> None:
     """Fit the evaluation weights (class, line-pattern and pattern-pair tables, OWN/OPP each) to the results
     of GAMES (.sgf, .psq) or to the teacher's scores in --scores files.
 
@@ -91,7 +116,21 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     held-out games, and the fitted tables; --out writes them as a tables file, which a
     player spec can name and which ships as that rule's entry of the engine's tables
     (engine/data/eval_tables.json).
+
+    With --spsa NAME,...: tune those search parameters by self-play instead (SPSA: each
+    iteration plays theta + c against theta - c at --nodes a move and moves theta towards
+    the side that won). The run lives in --dir and continues there after a stop or a kill;
+    play the result as classical:params=DIR/params.json.
     """
+    if spsa_names is not None:
+        if games or score_files or eval_file or out_path:
+            raise click.UsageError("--spsa plays its own games: no GAMES, --scores, --eval or --out "
+                                   "(the parameters go to --dir's params.json)")
+        from gomoku.tools import spsa_cmd
+        spsa_cmd.run([n for n in spsa_names.split(",") if n.strip()], spsa_dir, iterations, nodes,
+                     rule or Rule.FREESTYLE, openings, openings_from, pairs, concurrency, seed, r_end, progress,
+                     plot_every)
+        return
     from gomoku.engine.search import evaluation, tuning
 
     if eval_file:

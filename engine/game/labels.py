@@ -25,7 +25,7 @@ import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional, Sequence, Union
+from typing import BinaryIO, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
@@ -108,13 +108,13 @@ def scored_game(width: int, height: int, rule: int, winner: int, moves: Sequence
     return ScoredGame(width, height, int(rule), result, opening, cells, best, codes)
 
 
-def _read_game(f: "os.PathLike[str] | object", head: bytes) -> Optional[ScoredGame]:
+def _read_game(f: BinaryIO, head: bytes) -> Optional[ScoredGame]:
     mark, w, h, rule, result, plies, opening = _HEADER.unpack(head)
     if mark != _MARK:
         raise ValueError("not a scored-games file (a game's mark is missing)")
     dt = np.dtype(cell_dtype(w, h))
     size = plies * (2 * dt.itemsize + 2)
-    body = f.read(size)  # type: ignore[attr-defined]
+    body = f.read(size)
     if len(body) < size:
         return None
     n = plies * dt.itemsize
@@ -124,8 +124,8 @@ def _read_game(f: "os.PathLike[str] | object", head: bytes) -> Optional[ScoredGa
     return ScoredGame(w, h, rule, result, opening, moves, best, scores)
 
 
-def _check_magic(f: object, path: Path) -> None:
-    if f.read(len(MAGIC)) != MAGIC:  # type: ignore[attr-defined]
+def _check_magic(f: BinaryIO, path: Path) -> None:
+    if f.read(len(MAGIC)) != MAGIC:
         raise ValueError(f"{path} is not a scored-games file")
 
 

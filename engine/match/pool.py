@@ -128,3 +128,31 @@ def worker_init(a: str, b: str, game: GameSettings) -> None:
 def worker_play(job: GameJob) -> GameResult:
     assert _WORKER is not None
     return _WORKER.play(job)
+
+
+_PAIRED: Optional[tuple[str, str, PlayerPool]] = None
+
+
+def any_worker_init() -> None:
+    """A worker that plays games between any two specs (`play_specs`): Ctrl-C is the parent's."""
+    import signal
+    from multiprocessing import util
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    util.Finalize(None, _close_paired, exitpriority=100)
+
+
+def _close_paired() -> None:
+    global _PAIRED
+    if _PAIRED is not None:
+        _PAIRED[2].close()
+        _PAIRED = None
+
+
+def play_specs(a: str, b: str, game: GameSettings, job: GameJob) -> GameResult:
+    """One game of `a` against `b` in a worker. A tuner's players change every few games, so
+    the pool is kept only while the same two play (both games of a pair, the next pair)."""
+    global _PAIRED
+    if _PAIRED is None or _PAIRED[:2] != (a, b):
+        _close_paired()
+        _PAIRED = (a, b, PlayerPool(a, b, game))
+    return _PAIRED[2].play(job)
