@@ -29,6 +29,7 @@ from gomoku.engine.match.players import PlayerError, SpecError, check_game_fit, 
 from gomoku.engine.game.rules import Rule
 from gomoku.protocol.players import make_player
 from gomoku.tools.match_records import MatchRecords
+from gomoku.engine.raycluster import RayStartError
 from gomoku.tools.options import INTERRUPTED, board_option, live_view, output_path, progress_option, rule_option
 
 #: while a match runs, --json is rewritten after every game of the first JSON_EVERY_GAME_UPTO,
@@ -165,8 +166,13 @@ class _View:
 @click.option("--openings-format", type=click.Choice(["auto", "pos", "offset"]), default="auto", show_default=True,
               help="How an openings file writes moves: pos (h8i9j7), offset (-1,0 0,1, from the centre) or auto.")
 @click.option("--random-order", is_flag=True, help="Shuffle the openings (reproducible with --seed).")
-@click.option("-c", "--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Games played at once (worker processes).")
+@click.option("-c", "--concurrency", type=click.IntRange(1, 4096), default=None,
+              help="Games played at once: worker processes (default 1, at most 64), or Ray actors with --ray "
+                   "(default: every CPU of the cluster).")
+@click.option("--ray", "ray", default=None, metavar="ADDRESS|local",
+              help="Play the games on Ray actors: 'local' starts Ray on this machine's cores, an address joins "
+                   "that cluster (its nodes need the same gomoku installed). Same report, records and SPRT. "
+                   "Needs the ray extra.")
 @click.option("--draw-after", type=click.IntRange(1), default=None,
               help="Adjudicate a draw when this many stones are on the board.")
 @click.option("--adjudicate", "adjudicate_proven", is_flag=True,
@@ -201,9 +207,11 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
           match_time: Optional[float], nodes: Optional[int], depth: Optional[int], playouts: Optional[int],
           win_length: int, seat_count: int,
           tolerance: float, start_timeout: float, openings: str, openings_from: int, openings_format: str,
-          random_order: bool, replay: bool, concurrency: int, draw_after: Optional[int], adjudicate_proven: bool, seed: Optional[int],
+          random_order: bool, replay: bool, concurrency: Optional[int], ray: Optional[str], draw_after: Optional[int],
+          adjudicate_proven: bool, seed: Optional[int],
           sprt_text: Optional[str],
-          sgf: Optional[Path], psq_dir: Optional[Path], labels: Optional[Path], append: bool, json_path: Optional[Path], max_memory: int,
+          sgf: Optional[Path], psq_dir: Optional[Path], labels: Optional[Path], append: bool,
+          json_path: Optional[Path], max_memory: int,
           brain_info: tuple[str, ...], name_a: Optional[str],
           name_b: Optional[str], progress: Optional[bool]) -> None:
     """Play PLAYER_A against PLAYER_B and report score, Elo difference, LOS and SPRT.
@@ -219,6 +227,7 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
                      json_path, name_a, name_b)
         return
     specs, sprt = _split_players(players, sprt_text)
+    concurrency = _concurrency(concurrency, ray)
     if turn_time is None and not (match_time or nodes or depth or playouts):
         turn_time = 1.0
     spec_a, spec_b, width, height, warnings = _parse_players(specs, board, rule, win_length)
@@ -237,7 +246,7 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
                         max_memory=max_memory * 1024 * 1024 if max_memory else None, brain_info=infos,
                         win_length=win_length, factory=make_player, adjudicate_proven=adjudicate_proven)
     settings = MatchSettings(game=game, games=games, openings=tuple(ops), random_order=random_order,
-                             seed=seed, concurrency=concurrency, sprt=sprt)
+                             seed=seed, concurrency=concurrency, sprt=sprt, ray=ray.strip() if ray else None)
 
     # output that cannot be written is refused now, not after the games (folders are made)
     for path, option, folder in ((sgf, "--sgf", False), (psq_dir, "--psq", True), (json_path, "--json", False),
@@ -272,6 +281,21 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
     finally:
         records.close()
     _report(summary, last_score, json_stdout, json_file, run_settings)
+
+
+def _concurrency(concurrency: Optional[int], ray: Optional[str]) -> int:
+    """-c's value: worker processes (1 to 64), or Ray actors (0 when not given: the cluster's CPUs)."""
+    if ray is None:
+        if concurrency is not None and concurrency > 64:
+            raise click.BadParameter(f"{concurrency} is more than 64 worker processes (use --ray for more)",
+                                     param_hint="-c")
+        return concurrency or 1
+    from gomoku.engine.raycluster import RAY_MISSING, ray_available
+    if not ray_available():
+        raise click.ClickException(RAY_MISSING)
+    if not ray.strip():
+        raise click.BadParameter("give 'local' or a Ray cluster address", param_hint="--ray")
+    return concurrency or 0
 
 
 def _match_records(sgf: Optional[Path], psq_dir: Optional[Path], append: bool,
@@ -403,6 +427,8 @@ def _play(m: Match, view: _View, records: MatchRecords, json_file: Optional[Path
             summary.stopped = "interrupted"
         except (SpecError, PlayerError) as exc:
             raise click.ClickException(str(exc)) from None
+        except RayStartError as exc:
+            raise click.ClickException(str(exc)) from None
         except BrokenProcessPool:
             raise click.ClickException("match aborted: a worker process died (try -c 1 to see the game it was playing)") from None
     if record_error:
@@ -463,7 +489,7 @@ def write_json(path: Path, summary: MatchSummary, settings: dict[str, Any], fini
 
 #: options only two-player matches know; given with --players 3 they are one-line errors
 _TWO_PLAYER_ONLY = ("match_time", "nodes", "depth", "sprt_text", "sgf", "psq_dir", "openings", "replay", "random_order",
-                    "draw_after", "adjudicate_proven", "brain_info", "max_memory", "concurrency", "append",
+                    "draw_after", "adjudicate_proven", "brain_info", "max_memory", "concurrency", "append", "ray",
                     "labels", "openings_from")
 
 

@@ -12,13 +12,12 @@ Nothing an actor does touches the run folder. The net a chunk searches with trav
 numpy arrays; the driver alone writes shards, atomically as always. So a cluster's nodes need
 the same gomoku (and ray) installed, but no filesystem shared with the driver.
 
-`ray` is imported only here, and only when a pool is made: without --ray, training never loads it.
+`ray` is imported only when a pool is made (engine.raycluster starts it): without --ray, training never loads it.
 This module must not import torch (actors load it).
 """
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import tempfile
 from typing import Any, Callable, Iterator, Optional
@@ -26,7 +25,9 @@ from typing import Any, Callable, Iterator, Optional
 from .config import RunError
 from .workers import ChunkJob, _providers, run_chunk
 
-RAY_MISSING = "--ray needs Ray: pip install 'gomoku[ray]' (in a checkout: pip install -e '.[ray]')"
+from gomoku.engine.raycluster import RAY_MISSING, RayStartError, cluster_cpus, first_line, ray_available, start
+
+__all__ = ["RAY_MISSING", "RayError", "RayPool", "ray_available"]
 
 #: an actor lost with its node (or killed) is restarted and its chunk played again, with the
 #: same seed, so a retried chunk gives the same games
@@ -93,44 +94,6 @@ class SelfPlayActor:
         return run_chunk(job, progress, evaluator=evaluator)
 
 
-def _probe(address: str, timeout: float = 10.0) -> None:
-    """A HOST:PORT that does not answer is refused here: Ray itself would retry for minutes."""
-    import socket
-    host, _, port = address.rpartition(":")
-    if "://" in address or not host or not port.isdigit():
-        return                   # ray://..., auto: Ray's own checks
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
-    except OSError as exc:
-        raise RayError(f"--ray {address}: no Ray cluster answers there ({exc.strerror or exc})") from None
-
-
-def _signal_handlers() -> dict[int, Any]:
-    import signal
-    import threading
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    return {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-
-
-def _restore(saved: dict[int, Any]) -> None:
-    """ray.init puts its crash handler on SIGTERM, which aborts the driver; the run's own
-    handlers (SIGTERM stops a run as Ctrl-C does, state saved) are set again."""
-    import signal
-    for sig, handler in saved.items():
-        if handler is not None:
-            signal.signal(sig, handler)
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-
-
-def ray_available() -> bool:
-    import importlib.util
-    return importlib.util.find_spec("ray") is not None
-
-
 class RayPool:
     """`workers` Ray actors of one CPU each (0: one per core for `local`, every CPU of the cluster
     for an address). Ray starts or connects at the first `run`, so a resume that has no self-play
@@ -152,32 +115,11 @@ class RayPool:
     def _start(self) -> Any:
         if self._ray is not None:
             return self._ray
-        import ray
-        if not ray.is_initialized():
-            saved = _signal_handlers()
-            quiet: dict[str, Any] = dict(log_to_driver=False, logging_level=logging.ERROR, configure_logging=True)
-            if self.address == "local":
-                cpus = self.workers          # known without Ray for a local instance
-                # Ray runs its workers 15 nice levels below the driver; the actors are all the
-                # work of a self-play phase, so they run at the driver's priority, as local
-                # worker processes do (measured on a busy 2-core machine: 5 s vs 18 s a chunk)
-                os.environ.setdefault("RAY_worker_niceness", "0")
-                # "local": always a new instance, never one found running here or in RAY_ADDRESS
-                try:
-                    ray.init(address="local", num_cpus=cpus, include_dashboard=False, **quiet)
-                except Exception as exc:
-                    raise RayError(f"--ray local: Ray did not start ({_first_line(exc)})") from None
-            else:
-                _probe(self.address)
-                try:
-                    ray.init(address=self.address, **quiet)
-                except Exception as exc:   # ConnectionError, RuntimeError, ValueError, ...
-                    raise RayError(f"--ray {self.address}: cannot connect to the Ray cluster "
-                                   f"({_first_line(exc)})") from None
-            self._owned = True
-            _restore(saved)
-        self._ray = ray
-        return ray
+        try:
+            self._ray, self._owned = start(self.address, self.workers if self.address == "local" else 0)
+        except RayStartError as exc:
+            raise RayError(str(exc)) from None
+        return self._ray
 
     @property
     def workers(self) -> int:
@@ -189,7 +131,7 @@ class RayPool:
                 self._workers = os.cpu_count() or 1
             else:
                 ray = self._start()
-                self._workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+                self._workers = cluster_cpus(ray)
         return self._workers
 
     def _spawn(self) -> list[Any]:
@@ -255,7 +197,7 @@ class RayPool:
             raise
         except RayActorError as exc:
             raise RayError(f"self-play chunk {job.name}: its Ray worker was lost {_RETRIES + 1} times "
-                           f"({_first_line(exc)})") from None
+                           f"({first_line(exc)})") from None
 
     def close(self, kill: bool = False) -> None:
         """Ends the actors (kill or not: a chunk not yet returned is played again on resume) and

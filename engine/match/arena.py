@@ -48,8 +48,9 @@ class MatchSettings:
     openings: tuple[Opening, ...] = ()       # empty: every game starts on an empty board
     random_order: bool = False               # shuffle the openings (with seed)
     seed: Optional[int] = None
-    concurrency: int = 1
+    concurrency: int = 1                     # games at once; with `ray`, actors (0: every CPU of the cluster)
     sprt: Optional[SprtSettings] = None
+    ray: Optional[str] = None                # play on Ray actors: 'local' or a cluster's address
 
 
 def schedule(settings: MatchSettings) -> list[GameJob]:
@@ -209,7 +210,7 @@ class Match:
             on_game_end: Optional[Callable[[GameResult, MatchSummary], None]] = None,
             stop: Optional[threading.Event] = None) -> MatchSummary:
         jobs = schedule(self.settings)
-        if self.settings.concurrency <= 1:
+        if self.settings.concurrency <= 1 and not self.settings.ray:
             pool = PlayerPool(self.a, self.b, self.settings.game)
             try:
                 for job in jobs:
@@ -230,13 +231,11 @@ class Match:
     def _run_parallel(self, jobs: list[GameJob], on_game_start: Optional[Callable[[GameJob], None]],
                       on_game_end: Optional[Callable[[GameResult, MatchSummary], None]],
                       stop: Optional[threading.Event]) -> None:
-        ctx = mp.get_context("spawn")
-        n = self.settings.concurrency
+        ex = self._games()
+        n = ex.workers
         todo = list(jobs)
         todo.reverse()
         pending: dict[Future, GameJob] = {}
-        ex = KillablePool(n, mp_context=ctx, initializer=worker_init,
-                          initargs=(_spec_text(self.a), _spec_text(self.b), self.settings.game))
         decided = False
         interrupted = False
         try:
@@ -245,7 +244,7 @@ class Match:
                     job = todo.pop()
                     if on_game_start is not None:
                         on_game_start(job)
-                    pending[ex.submit(worker_play, job)] = job
+                    pending[ex.play(job)] = job
                 if not pending:
                     break
                 done, _ = wait(list(pending), timeout=0.25, return_when=FIRST_COMPLETED)
@@ -265,6 +264,30 @@ class Match:
         finally:
             # Ctrl-C or an error: do not wait for running games; their brains see EOF and exit
             ex.close(kill=interrupted)
+
+
+    def _games(self) -> "LocalGames | Any":
+        a, b = _spec_text(self.a), _spec_text(self.b)
+        assert a is not None and b is not None
+        if self.settings.ray:
+            from gomoku.engine.match.raygames import RayGames
+            return RayGames(self.settings.ray, self.settings.concurrency, a, b, self.settings.game)
+        return LocalGames(self.settings.concurrency, a, b, self.settings.game)
+
+
+class LocalGames:
+    """The match's worker processes (spawn context): each keeps its two players between games."""
+
+    def __init__(self, workers: int, a: str, b: str, game: GameSettings) -> None:
+        self.workers = workers
+        self._pool = KillablePool(workers, mp_context=mp.get_context("spawn"), initializer=worker_init,
+                                  initargs=(a, b, game))
+
+    def play(self, job: GameJob) -> "Future[GameResult]":
+        return self._pool.submit(worker_play, job)
+
+    def close(self, kill: bool = False) -> None:
+        self._pool.close(kill=kill)
 
 
 def probe_player(spec: PlayerLike, game: GameSettings) -> str:
