@@ -26,6 +26,9 @@ from gomoku.tools.play_session import GAME_OVER_HINT, SEAT_LOOK, Outcome, Seat, 
 BLACK, WHITE, EMPTY = 1, 2, 0
 COLOUR_NAME = {BLACK: "black", WHITE: "white"}
 STONE = {BLACK: "X", WHITE: "O"}
+#: what `refuse_move` says a renju foul would make (Board.foul_kind's words)
+_FOUL_WORDS = {"overline": "an overline (six or more)", "double-four": "a double-four",
+               "double-three": "a double-three"}
 # reason codes are the referee's (engine.match.referee), so records from play and match read alike
 _REASON_TEXT = {"five": "five in a row", "resign": "by resignation", "foul": "black played a forbidden point",
                 "illegal": "the engine played an illegal move", "crash": "the engine failed",
@@ -167,7 +170,7 @@ class TwoPlayerSession(Session):
     # -- turns -----------------------------------------------------------------------
     def refuse_move(self, x: int, y: int) -> Optional[str]:
         if self.rule == Rule.RENJU and self.human == BLACK and self.board.is_forbidden(x, y):
-            kind = "an overline (six or more)" if _makes_overline(self.board, x, y) else "a double-three or double-four"
+            kind = _FOUL_WORDS.get(self.board.foul_kind(x, y) or "", "a foul")
             return (f"[red]{render.describe_move((x, y))} is forbidden for black under renju[/red]: it would make "
                     f"{kind}. Forbidden points are marked !.")
         return None
@@ -286,18 +289,4 @@ class TwoPlayerSession(Session):
 
     def move_prompt(self) -> str:
         return f"Your move ({STONE[self.human]})> "
-
-
-def _makes_overline(b: Any, x: int, y: int) -> bool:
-    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
-        n = 1
-        for s in (1, -1):
-            cx, cy = x + s * dx, y + s * dy
-            while b.in_bounds(cx, cy) and b.cell(cx, cy) == BLACK:
-                n += 1
-                cx, cy = cx + s * dx, cy + s * dy
-        if n >= 6:
-            return True
-    return False
-
 
