@@ -50,7 +50,7 @@ MARKS = ((0.30, "??"), (0.15, "?"), (0.08, "?!"))
 LOST = 0.15
 #: the default budget: nodes a position (deterministic, so a review reads the same every time).
 #: A 60-move 15x15 game takes about a minute with it on 2 shared cores (docs/analyze.md)
-DEFAULT_NODES = 500_000
+DEFAULT_NODES = 400_000
 #: moves of a proof line or best line kept in the review (a VCF rarely needs more)
 LINE_MOVES = 15
 

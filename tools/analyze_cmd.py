@@ -51,7 +51,7 @@ def load_game(record: Path, rule: Optional[Rule], game: Optional[int]) -> tuple[
 @click.option("--time", "seconds", type=click.FloatRange(min=0.01, max=600), default=None,
               help="Seconds of search a position (instead of --nodes).")
 @click.option("--nodes", type=click.IntRange(min=100), default=None,
-              help="Nodes of search a position [default: 500000: a 60-move game in about a minute on 2 cores].")
+              help="Nodes of search a position [default: 400000: a 60-move game in about a minute on 2 cores].")
 @rule_option(default=None, help="Rule of a record that names none (.psq; SGF without RU): freestyle, standard, "
                                 "renju, caro, caro5 [default: freestyle].")
 @click.option("--from", "first", type=click.IntRange(min=1), default=1, show_default=True,
