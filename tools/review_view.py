@@ -114,8 +114,10 @@ def write_plot(review: GameReview, path: Path, title: str) -> Optional[str]:
                 colour, size = _MARK_LOOK[m.mark]
                 ax.scatter([m.number], [chance[m.number]], s=size, color=colour, zorder=3)
                 if m.mark in ("?", "??"):
+                    below = chance[m.number] > 85         # a label above the top would leave the axes
                     ax.annotate(f"{m.number} {move_name(m.move)}{m.mark}", (m.number, chance[m.number]),
-                                textcoords="offset points", xytext=(4, 6), fontsize=8, color=colour)
+                                textcoords="offset points", xytext=(4, -12 if below else 6), fontsize=8,
+                                color=colour)
         if review.losing_move is not None:
             ax.axvline(review.losing_move, color="#d62728", linestyle="--", linewidth=1)
             ax.text(review.losing_move, 2, f" lost: move {review.losing_move}", color="#d62728", fontsize=8)
