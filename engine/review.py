@@ -32,7 +32,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
-from gomoku.engine.game.board import BLACK, WHITE, Board, IllegalMove
+import numpy as np
+
+from gomoku.engine.game.board import BLACK, EMPTY, WHITE, Board, IllegalMove
+from gomoku.engine.game.core import C_FIVE
 from gomoku.engine.game import notation
 from gomoku.engine.game.gamerecord import RESULT_BLACK, RESULT_WHITE, GameRecord, Move
 from gomoku.engine.game.rules import Rule
@@ -276,11 +279,13 @@ def replay(rec: GameRecord) -> tuple[list[Move], str, int, list[str]]:
 
 
 def _fives(board: Board, colour: int) -> list[Move]:
-    """The points where `colour` makes five at once (a renju foul is none for black)."""
-    out = []
-    for x, y in board.empty_cells():
-        if board.would_win(x, y, colour) and not (colour == BLACK and board.is_forbidden(x, y)):
-            out.append((x, y))
+    """The points where `colour` makes five at once (a renju foul is none for black): the
+    core's own class of each empty cell, as the engine's static move reads it."""
+    st = board.state
+    cells = np.flatnonzero((st.cells == EMPTY) & (st.cls[colour - 1] == C_FIVE))
+    out = [board.coords(int(i)) for i in cells]
+    if colour == BLACK and board.rule == Rule.RENJU:
+        out = [m for m in out if not board.is_forbidden(*m)]
     return out
 
 
