@@ -261,3 +261,23 @@ def test_renju_four_three_three_is_a_foul():
     white = [(3, 7), (0, 0), (2, 0), (4, 0), (6, 0), (8, 0), (14, 14)]
     b = stones(Board(15, rule=Rule.RENJU), black, white)
     assert b.is_forbidden(7, 7)
+
+
+def test_a_foul_is_named_by_its_kind():
+    """The words play refuses a point with and a review names a foul by."""
+    far = [(0, 0), (2, 0), (4, 0), (6, 0), (8, 0), (10, 0), (14, 14)]
+    b = stones(Board(15, rule=Rule.RENJU), [(3, 9), (4, 9), (6, 9), (7, 9), (8, 9)], far[:5])
+    assert b.foul_kind(5, 9) == "overline"
+    b = stones(Board(15, rule=Rule.RENJU), [(5, 7), (6, 7), (7, 5), (7, 6)], far[:4])
+    assert b.foul_kind(7, 7) == "double-three"
+    b = stones(Board(15, rule=Rule.RENJU), [(4, 7), (5, 7), (6, 7), (7, 4), (7, 5), (7, 6)],
+               [(3, 7), (7, 3)] + far[:4])
+    assert b.foul_kind(7, 7) == "double-four"
+    b = stones(Board(15, rule=Rule.RENJU), [(3, 7), (5, 7), (7, 7), (9, 7)], far[:4])
+    assert b.foul_kind(6, 7) == "double-four"                      # two fours on one line
+    b = stones(Board(15, rule=Rule.RENJU), [(4, 7), (5, 7), (6, 7), (7, 5), (7, 6), (8, 8), (9, 9)],
+               [(3, 7)] + far[:6])
+    assert b.foul_kind(7, 7) == "double-three"                     # four-three-three
+    b = stones(Board(15, rule=Rule.RENJU), [(4, 7), (5, 7), (6, 7), (7, 5), (7, 6)], [(3, 7)] + far[:4])
+    assert b.foul_kind(7, 7) is None                               # four-three is allowed
+    assert stones(Board(15), [(5, 7), (6, 7), (7, 5), (7, 6)], far[:4]).foul_kind(7, 7) is None

@@ -51,6 +51,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "engine.processes": ("engine",),
     "engine.interrupt": ("engine",),      # Ctrl-C as a stop: below every room that searches
     "engine.warmup": (),                  # the brain's compile step: may touch every engine room
+    "engine.review": ("engine.match", "engine.mcts", "engine.net", "engine.warmup"),   # the agent's search over a record
     "protocol": ("train", "tools", "weights") + TRAINER_PACKAGES + CLI_PACKAGES,
     "weights": ("protocol", "train", "tools") + TRAINER_PACKAGES + CLI_PACKAGES,
     "train": ("tools",),

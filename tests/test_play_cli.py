@@ -100,7 +100,7 @@ def test_renju_forbidden_move_is_refused(tmp_path):
     row8 = [ln for ln in ANSI.sub("", child.before).splitlines() if re.match(r"\s+7\s+8 ", ln)]
     assert row8 and row8[0][7 + 3 * 7 + 1] == "!"          # the forbidden point is marked
     out = send(child, "h8", X)
-    assert "h8 (7,7) is forbidden for black under renju" in out and "double-three or double-four" in out
+    assert "h8 (7,7) is forbidden for black under renju" in out and "would make a double-three" in out
     child.sendintr()                                      # Ctrl-C at the prompt: clean exit 130
     assert "Bye" in finish(child, status=130)
 

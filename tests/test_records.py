@@ -141,6 +141,23 @@ def test_psq_rule_comes_from_caller(tmp_path):
     assert std.rule == Rule.STANDARD and std.result is None
 
 
+def test_sgf_without_a_rule_takes_the_callers(tmp_path):
+    """An SGF game without RU[] is played under the rule the caller gives, as a .psq is; one
+    with RU[] keeps its own."""
+    path = tmp_path / "two.sgf"
+    path.write_text("(;GM[4]SZ[15];B[hh];W[ii])(;GM[4]SZ[15]RU[caro];B[hh])")
+    plain, caro = load_sgf_all(path, Rule.RENJU)
+    assert plain.rule == Rule.RENJU and caro.rule == Rule.CARO
+    assert records.load_all(path)[0].rule == Rule.FREESTYLE
+
+
+def test_sgf_move_annotations_ride_on_their_nodes():
+    rec = GameRecord(moves=[(7, 7), (8, 8)])
+    text = records.sgf_game_string(rec, [[("C", "best [i9]\\here"), ("TR", "ii")], [("BM", "2")]])
+    assert ";B[hh]C[best [i9\\]\\\\here]TR[ii];W[ii]BM[2]" in text
+    assert from_sgf_string(text) == [rec]
+
+
 def test_multi_game_collection(tmp_path):
     recs = []
     rng = random.Random(1)

@@ -12,6 +12,7 @@ import click
 _COMMANDS = {
     "play": ("gomoku.tools.play_cmd", "play", "Play against the engine in the terminal."),
     "match": ("gomoku.tools.match_cmd", "match", "Engine-vs-engine matches with Elo statistics."),
+    "analyze": ("gomoku.tools.analyze_cmd", "analyze", "Review a recorded game: every move's winning chance, mistakes, forced wins."),
     "bench": ("gomoku.tools.bench_cmd", "bench", "Benchmark the board core and search."),
     "brain": ("gomoku.tools.brain_cmd", "brain", "Run the Piskvork protocol brain on stdin/stdout."),
     "warmup": ("gomoku.tools.warmup_cmd", "warmup", "Compile and cache the numba core (run once after install)."),
@@ -67,7 +68,7 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gomoku")
 def main() -> None:
-    """Gomoku / renju / caro engine: play, match, brain, bench, warmup, freeze, openings, params, tune, info, train, export,
+    """Gomoku / renju / caro engine: play, analyze, match, brain, bench, warmup, freeze, openings, params, tune, info, train, export,
     plot, ship, study."""
 
 

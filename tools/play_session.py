@@ -100,6 +100,7 @@ class Session:
     messages: list[str] = field(default_factory=list)
     engine_lines: list[str] = field(default_factory=list)
     show_help: bool = False
+    page: list[str] = field(default_factory=list)    # plain lines shown once instead of the board (a review)
     dirty: bool = False                # moves since the last save
     game_no: int = 1
     date: str = ""
@@ -322,6 +323,14 @@ class Session:
         if self.show_help:
             self.show_help = False
             c.print(self.HELP, highlight=False)
+            for m in self.messages:
+                c.print(m, highlight=False)
+            self.messages = []
+            return
+        if self.page:
+            lines, self.page = self.page, []
+            for line in lines:
+                c.print(escape(line), highlight=False)
             for m in self.messages:
                 c.print(m, highlight=False)
             self.messages = []

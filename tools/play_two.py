@@ -21,15 +21,21 @@ from gomoku.engine.game.rules import Rule
 from gomoku.engine.limits import Limit, PlayResult, SearchInfo
 from gomoku.tools import render
 from gomoku.tools.interruptible import run_interruptibly
-from gomoku.tools.play_session import GAME_OVER_HINT, SEAT_LOOK, Outcome, Seat, Session, print_rows, screen_rows
+from gomoku.tools.play_session import SEAT_LOOK, Outcome, Seat, Session, print_rows, screen_rows
 
 BLACK, WHITE, EMPTY = 1, 2, 0
 COLOUR_NAME = {BLACK: "black", WHITE: "white"}
 STONE = {BLACK: "X", WHITE: "O"}
+#: what `refuse_move` says a renju foul would make (Board.foul_kind's words)
+_FOUL_WORDS = {"overline": "an overline (six or more)", "double-four": "a double-four",
+               "double-three": "a double-three"}
 # reason codes are the referee's (engine.match.referee), so records from play and match read alike
 _REASON_TEXT = {"five": "five in a row", "resign": "by resignation", "foul": "black played a forbidden point",
                 "illegal": "the engine played an illegal move", "crash": "the engine failed",
                 "time": "on time", "full": "the board is full", "adjudication": "adjudicated"}
+
+#: the game-over line of the two-player game, which can be reviewed (play_session's, plus review)
+GAME_OVER_REVIEW = "Type review to see every move judged, new for another game, undo, save or quit."
 
 HELP = """\
 [bold]Commands[/bold]
@@ -38,6 +44,7 @@ HELP = """\
   undo          take back the engine's reply and your last move
   hint          ask the engine for a move for you (shown as * on the board)
   resign        give up this game
+  review        the engine's opinion of every move so far (as gomoku analyze)
   new [COLOUR]  start a new game (COLOUR: black, white or random)
   save [FILE]   save the game (.sgf, or .psq for Piskvork); default name if none
   help          this text;   quit  leave (also Ctrl-D / Ctrl-C)
@@ -64,7 +71,7 @@ class TwoPlayerSession(Session):
     human: int = BLACK
 
     HELP: ClassVar[str] = HELP
-    COMMANDS: ClassVar[str] = "undo, hint, resign, new, save, help, quit"
+    COMMANDS: ClassVar[str] = "undo, hint, resign, review, new, save, help, quit"
     SAVE_EXAMPLE: ClassVar[str] = "game.sgf"
     UNDO_NOTHING: ClassVar[str] = "Nothing to undo: you have not moved yet."
 
@@ -167,7 +174,7 @@ class TwoPlayerSession(Session):
     # -- turns -----------------------------------------------------------------------
     def refuse_move(self, x: int, y: int) -> Optional[str]:
         if self.rule == Rule.RENJU and self.human == BLACK and self.board.is_forbidden(x, y):
-            kind = "an overline (six or more)" if _makes_overline(self.board, x, y) else "a double-three or double-four"
+            kind = _FOUL_WORDS.get(self.board.foul_kind(x, y) or "", "a foul")
             return (f"[red]{render.describe_move((x, y))} is forbidden for black under renju[/red]: it would make "
                     f"{kind}. Forbidden points are marked !.")
         return None
@@ -216,6 +223,8 @@ class TwoPlayerSession(Session):
                 self.messages.append("The game is over: no hint needed. Type new, undo, save or quit.")
             else:
                 self.show_hint()
+        elif cmd == "review":
+            self.review()
         elif cmd == "resign":
             if self.outcome is not None:
                 self.messages.append("The game is already over.")
@@ -224,6 +233,27 @@ class TwoPlayerSession(Session):
         else:
             return False
         return True
+
+    def review(self) -> None:
+        """Review the moves played so far as `gomoku analyze` does (its default budget, on every
+        core, with a progress bar), and show the report in place of the board until the next
+        input. Ctrl-C stops the review and leaves the game, as it does anywhere in `play`."""
+        if self.board.move_count == 0:
+            self.messages.append("Nothing to review yet: play a move first.")
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        from gomoku.engine.agent import searcher_name
+        from gomoku.engine.review import review_game
+        from gomoku.tools.review_view import report_lines
+        with Progress(TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(), TextColumn("positions"),
+                      TimeRemainingColumn(), console=self.console, transient=True) as bar:
+            task = bar.add_task("review", total=None)
+            review = review_game(self.record(), on_progress=lambda done, total: bar.update(
+                task, completed=done, total=total))
+        if review.interrupted:
+            raise KeyboardInterrupt
+        self.page = report_lines(review, "this game", engine=searcher_name(None))
 
     def show_hint(self) -> None:
         try:
@@ -265,7 +295,7 @@ class TwoPlayerSession(Session):
         engine_line = self.engine_lines[-1] if self.engine_lines else ""
         extra = [status] + ([engine_line] if engine_line else []) + self.messages
         if self.outcome is not None:
-            extra.append(GAME_OVER_HINT)
+            extra.append(GAME_OVER_REVIEW)
         # rows, not lines: a line wider than the terminal wraps, and counting it as one row
         # scrolled the title (18x18 after a hint) or the top ruler (20x20) off an 80x25 screen
         room = c.height - render.board_lines(self.height) - 1
@@ -286,18 +316,4 @@ class TwoPlayerSession(Session):
 
     def move_prompt(self) -> str:
         return f"Your move ({STONE[self.human]})> "
-
-
-def _makes_overline(b: Any, x: int, y: int) -> bool:
-    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
-        n = 1
-        for s in (1, -1):
-            cx, cy = x + s * dx, y + s * dy
-            while b.in_bounds(cx, cy) and b.cell(cx, cy) == BLACK:
-                n += 1
-                cx, cy = cx + s * dx, cy + s * dy
-        if n >= 6:
-            return True
-    return False
-
 

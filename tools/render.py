@@ -23,9 +23,10 @@ from typing import Any, Iterable, Optional
 
 from rich.text import Text
 
+from gomoku.engine.game.notation import LETTERS, move_name
+
 EMPTY, BLACK, WHITE, WALL = 0, 1, 2, 3
 
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
 COMPACT_FROM_HEIGHT = 21     # boards this tall drop the x-index ruler
 
 SYMBOL = {EMPTY: ".", BLACK: "X", WHITE: "O", WALL: "#"}
@@ -35,11 +36,6 @@ HINT_SYMBOL, HINT_STYLE = "*", "bold green"
 LAST_STYLE = "reverse"
 
 _MARGIN = 7          # "   y  r" : y index (4) + row number (3)
-
-
-def move_name(x: int, y: int) -> str:
-    """`h8` for (7, 7)."""
-    return f"{LETTERS[x]}{y + 1}"
 
 
 def describe_move(move: Optional[tuple[int, int]]) -> str:

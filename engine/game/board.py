@@ -11,7 +11,7 @@ import numpy as np
 
 from gomoku.engine.game import core
 from gomoku.engine.game.core import BoardState, PAD
-from gomoku.engine.game.patterns import BLACK, EMPTY, WALL, WHITE
+from gomoku.engine.game.patterns import B4, BLACK, EMPTY, F3, F4, WALL, WHITE
 from gomoku.engine.game.rules import Rule
 
 __all__ = ["Board", "IllegalMove", "EMPTY", "BLACK", "WHITE", "WALL"]
@@ -116,6 +116,31 @@ class Board:
         if self.rule != Rule.RENJU or self.cell(x, y) != EMPTY:
             return False
         return bool(self.forbidden_mask()[self.index(x, y)])
+
+    def foul_kind(self, x: int, y: int) -> Optional[str]:
+        """Renju only: what black's stone at (x, y) would be, 'overline', 'double-four' or
+        'double-three', or None when it is no foul: the words `play` refuses a point with and
+        a review names a foul by. The kind is read off the lines the stone would make (a run
+        of six or more; fours; open threes), after the core's own judgement that it is a foul
+        at all: a four with two threes (4-3-3) is a double-three."""
+        if not self.is_forbidden(x, y):
+            return None
+        for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+            run = 1
+            for s in (1, -1):
+                cx, cy = x + s * dx, y + s * dy
+                while self.in_bounds(cx, cy) and self.cell(cx, cy) == BLACK:
+                    run += 1
+                    cx, cy = cx + s * dx, cy + s * dy
+            if run >= 6:
+                return "overline"
+        idx = self.index(x, y)
+        lines = [int(self.state.pat[BLACK - 1, d, idx]) for d in range(4)]
+        fours = sum(1 for p in lines if p in (B4, F4))
+        threes = sum(1 for p in lines if p == F3)
+        if fours >= 2 or (fours == 1 and threes < 2):
+            return "double-four"         # two lines, or one line with two fours (x.x[x]x.x)
+        return "double-three"
 
     def forbidden_points(self) -> list[tuple[int, int]]:
         if self.rule != Rule.RENJU:

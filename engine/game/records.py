@@ -45,15 +45,15 @@ def save(path: PathLike, rec: GameRecord) -> None:
 
 
 def load_all(path: PathLike, rule: Optional[Rule] = None) -> list[GameRecord]:
-    """Every game of a .sgf collection, or the one game of a .psq record (played under `rule`,
-    which .psq lacks; freestyle when None)."""
+    """Every game of a .sgf collection, or the one game of a .psq record; `rule` is the rule of
+    a record that does not say (a .psq, an SGF game without RU[]), freestyle when None."""
     if _kind(path) == "psq":
         return [load_psq(path, rule=Rule.FREESTYLE if rule is None else Rule(rule))]
-    return load_sgf_all(path)
+    return load_sgf_all(path, rule)
 
 
 def load(path: PathLike, rule: Optional[Rule] = None) -> GameRecord:
-    """Load a .sgf (first game) or .psq record; `rule` is used for .psq, which lacks one."""
+    """Load a .sgf (first game) or .psq record; `rule` is used where the record names none."""
     return load_all(path, rule)[0]
 
 

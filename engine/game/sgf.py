@@ -38,7 +38,8 @@ def _sgf_escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace("]", "\\]")
 
 
-def _sgf_point(x: int, y: int) -> str:
+def sgf_point(x: int, y: int) -> str:
+    """The SGF name of (x, y): two letters, column then row, both from a (top left)."""
     return _SGF_LETTERS[x] + _SGF_LETTERS[y]
 
 
@@ -51,8 +52,14 @@ def _sgf_result(rec: GameRecord) -> Optional[str]:
     return f"{side}+{_REASON_TO_SGF.get(rec.reason.lower(), '')}"
 
 
-def sgf_game_string(rec: GameRecord) -> str:
-    """One game as an SGF GameTree `(;...)`."""
+#: what a caller may add to one move's node: (property, value) pairs, values unescaped
+NodeProps = Sequence[tuple[str, str]]
+
+
+def sgf_game_string(rec: GameRecord, annotations: Optional[Sequence[NodeProps]] = None) -> str:
+    """One game as an SGF GameTree `(;...)`. `annotations`, one entry per move, adds properties
+    to that move's node (a review's comment C, markup TR, move quality BM/DO): what SGF viewers
+    show beside a move, and what this module's reader skips."""
     rec.validate()
     size = str(rec.width) if rec.width == rec.height else f"{rec.width}:{rec.height}"
     props = [("FF", "4"), ("GM", "4"), ("CA", "UTF-8"), ("AP", "gomoku"), ("SZ", size),
@@ -75,11 +82,13 @@ def sgf_game_string(rec: GameRecord) -> str:
     node_props: list[str] = []
     for i, (x, y) in enumerate(rec.moves):
         colour = "B" if i % 2 == 0 else "W"
-        node = f";{colour}[{_sgf_point(x, y)}]"
+        node = f";{colour}[{sgf_point(x, y)}]"
         if rec.times is not None:
             # FF[4] has no "time used for this move" property (BL/WL are time LEFT), so the
             # ms go into a private property; SGF editors must keep unknown properties.
             node += f"XT[{int(rec.times[i])}]"
+        if annotations is not None and i < len(annotations):
+            node += "".join(f"{k}[{_sgf_escape(v)}]" for k, v in annotations[i] if re.fullmatch(r"[A-Z]{1,8}", k))
         node_props.append(node)
     # a few moves per line keeps files diff-able and lines short
     for j in range(0, len(node_props), 10):
@@ -223,7 +232,7 @@ def _parse_sgf_point(value: str, width: int, height: int, where: str) -> Move:
     return x, y
 
 
-def _game_from_nodes(nodes: list[dict[str, list[str]]], source: str) -> GameRecord:
+def _game_from_nodes(nodes: list[dict[str, list[str]]], source: str, default_rule: Optional[Rule]) -> GameRecord:
     root = nodes[0] if nodes else {}
 
     def one(ident: str, default: Optional[str] = None) -> Optional[str]:
@@ -243,7 +252,7 @@ def _game_from_nodes(nodes: list[dict[str, list[str]]], source: str) -> GameReco
     if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
         raise ValueError(f"{source}: board size {width}x{height} out of range 1..{MAX_SIDE}")
     rule_text = one("RU")
-    rule = Rule.FREESTYLE
+    rule = Rule.FREESTYLE if default_rule is None else Rule(default_rule)
     if rule_text is not None and rule_text.strip():
         try:
             rule = parse_rule(rule_text.strip())
@@ -305,12 +314,13 @@ def _game_from_nodes(nodes: list[dict[str, list[str]]], source: str) -> GameReco
     return rec
 
 
-def from_sgf_string(text: str, source: str = "sgf") -> list[GameRecord]:
-    """Every game in an SGF collection, in file order."""
+def from_sgf_string(text: str, source: str = "sgf", rule: Optional[Rule] = None) -> list[GameRecord]:
+    """Every game in an SGF collection, in file order; a game without RU[] is played under
+    `rule` (freestyle when None), as a .psq record is."""
     games = _SgfParser(text, source).collection()
     if not games:
         raise ValueError(f"{source}: no SGF game found (expected '(;')")
-    return [_game_from_nodes(nodes, f"{source} game {i + 1}" if len(games) > 1 else source)
+    return [_game_from_nodes(nodes, f"{source} game {i + 1}" if len(games) > 1 else source, rule)
             for i, nodes in enumerate(games)]
 
 
@@ -328,9 +338,9 @@ def append_sgf(path: PathLike, rec: GameRecord) -> None:
         raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
 
 
-def load_sgf_all(path: PathLike) -> list[GameRecord]:
-    """All games of an SGF file."""
-    return from_sgf_string(read_text(path), source=str(path))
+def load_sgf_all(path: PathLike, rule: Optional[Rule] = None) -> list[GameRecord]:
+    """All games of an SGF file (those without RU[] under `rule`, freestyle when None)."""
+    return from_sgf_string(read_text(path), source=str(path), rule=rule)
 
 
 def load_sgf(path: PathLike) -> GameRecord:
