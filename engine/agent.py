@@ -101,7 +101,7 @@ def quick_move(board: Board) -> tuple[int, int]:
 
 
 def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
-          searcher: Optional["Searcher"] = None) -> PlayResult:
+          searcher: Optional["Searcher"] = None, threat_probes: bool = True) -> PlayResult:
     """Choose a move for the side to move without changing `board`.
 
     `limit.turn_time == 0` returns the static choice at once. Otherwise the classical search
@@ -111,7 +111,9 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     info: depth, score (eval units from the mover's view, or 'win'/'loss' when proven),
     nodes, nps, pv (list of (x, y)), time (s), and 'proof' ('vcf'/'vct') for solver wins.
     `searcher` is the search state of the player thinking (its tables, kept from one move to
-    the next by a timed search); without one the search gets fresh tables of its own."""
+    the next by a timed search); without one the search gets fresh tables of its own.
+    `threat_probes` False leaves out the root's VCF / VCT probes (the Fudan paper's Minimax
+    without threat-space search)."""
     if board.game_over:
         raise ValueError("the game is over")
     t0 = time.perf_counter()
@@ -128,7 +130,7 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     tt_bytes = _table_bytes(limit.max_memory)
     with _ctrl_c_stops(searcher, work.state.cells.shape[0], tt_bytes):
         res = searcher.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, deadlines=deadlines,
-                              stop=stop, tt_bytes=tt_bytes, clear=not timed)
+                              stop=stop, tt_bytes=tt_bytes, clear=not timed, threat_probes=threat_probes)
     if res.move < 0:
         move = quick_move(board)
         return PlayResult(move, {"depth": 0, "nodes": res.nodes, "time": time.perf_counter() - t0})
@@ -197,8 +199,9 @@ class Thinker:
                 self._searcher = new_searcher(self._tables, self._learned, self._params)
             return self._searcher
 
-    def think(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
-        return think(board, limit, stop, searcher=self.searcher)
+    def think(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None,
+              threat_probes: bool = True) -> PlayResult:
+        return think(board, limit, stop, searcher=self.searcher, threat_probes=threat_probes)
 
     def forget(self) -> None:
         with self._lock:
@@ -289,8 +292,10 @@ class EnginePlayer:
 
     def __init__(self, level: Optional[int] = None, depth: Optional[int] = None, nodes: Optional[int] = None,
                  name: Optional[str] = None, tables: Optional[Mapping[int, "EvalTables"]] = None,
-                 learned: Optional[Mapping[int, "LearnedEval"]] = None, params: Optional["SearchParams"] = None):
+                 learned: Optional[Mapping[int, "LearnedEval"]] = None, params: Optional["SearchParams"] = None,
+                 threat_probes: bool = True):
         self.level = level
+        self.threat_probes = threat_probes
         self.depth = depth
         self.nodes = nodes
         self.name = name or ("classical" if level is None else f"classical:{level}")
@@ -306,7 +311,7 @@ class EnginePlayer:
         if self.nodes is not None and limit.nodes is None:
             limit = Limit(**{**limit.__dict__, "nodes": self.nodes})
         limit = level_limit(self.level, limit)
-        return self._thinker.think(board, limit)
+        return self._thinker.think(board, limit, threat_probes=self.threat_probes)
 
     def close(self) -> None:
         self._thinker.forget()
