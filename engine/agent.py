@@ -12,7 +12,7 @@ import dataclasses
 import threading
 import time
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, ContextManager, Mapping, Optional
+from typing import TYPE_CHECKING, Any, ContextManager, Mapping, Optional
 
 import numpy as np
 from numba import njit
@@ -315,6 +315,62 @@ class EnginePlayer:
 
     def close(self) -> None:
         self._thinker.forget()
+
+
+def net_thinker(net_path: str, threads: int = 1) -> Any:
+    """The brain's searcher for a net file: an ADP critic's one-ply player
+    (engine.net.critic.CriticThinker) for a critic, net + MCTS (NetThinker) for any other."""
+    from .net.critic_file import is_critic
+    if is_critic(net_path):
+        return CriticThinker(net_path, threads=clamp_threads(threads))
+    return NetThinker(net_path, threads=threads)
+
+
+class CriticThinker:
+    """The brain's searcher with an ADP critic (`gomoku brain --net CRITIC.onnx`): the critic
+    one ply deep (engine.net.critic) on the games it was trained for, the classical search on
+    every other board size or rule."""
+
+    def __init__(self, net_path: str, threads: int = 1) -> None:
+        from .net.critic_file import CriticNet
+        self.net = CriticNet.load(net_path, threads=threads)
+        self._threads = self.net.threads
+        self.name = f"ADP critic {self.net.info.arch}, one ply"
+        self.classical = Thinker()
+
+    def set_threads(self, threads: int) -> int:
+        """The session's thread count from the next move on (INFO thread_num); returns it."""
+        self._threads = clamp_threads(threads)
+        return self._threads
+
+    def covers(self, board: Board) -> bool:
+        from .net.metadata import NetFormatError
+        try:
+            self.net.info.check_game(board.width, board.height, board.rule.label)
+        except NetFormatError:
+            return False
+        return True
+
+    def searcher(self, board: Board) -> str:
+        return self.name if self.covers(board) else CLASSICAL_SEARCHER
+
+    def describe(self) -> str:
+        """Which searcher plays which boards, for the brain's ABOUT line."""
+        return f"{self.name} on {self.net.info.coverage()}, {CLASSICAL_SEARCHER} elsewhere"
+
+    def __call__(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
+        if not self.covers(board):
+            return self.classical.think(board, limit, stop)
+        from .net.critic import critic_move
+        if self._threads != self.net.threads:
+            self.net.set_threads(self._threads)
+        move, info = critic_move(self.net, board)
+        info["searcher"] = self.name
+        return PlayResult(move, info)
+
+    def forget(self) -> None:
+        """Drop the classical search's tables (the protocol's 'forget the hash table')."""
+        self.classical.forget()
 
 
 class NetThinker:

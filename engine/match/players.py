@@ -19,6 +19,8 @@ name opponents the same way::
     pure-mcts:N,tactics=0                 ... as AlphaZero_Gomoku's mcts_pure: no exact win or block
     flat-mc:N[,radius=R,seed=S]                        flat Monte Carlo (no tree below the root)
     PATH.onnx[:playouts=N,c_puct=C,move_noise=E,draw=D,...]   neural MCTS
+    PATH.onnx                             an ADP critic (`gomoku train --arch adp`): one ply deep over
+                                          the cells near the stones (engine.net.critic)
     random-net:arch=ARCH[,seed=N,playouts=P,...]   an untrained net (torch seed N) with MCTS
     brain:COMMAND                         an external Piskvork brain (COMMAND is split like a shell)
 
@@ -532,6 +534,17 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
                             learned=_learned_by_rule(o["eval"], spec.text, o.get("order"), o.get("share"))
                             if "eval" in o else None,
                             params=spec.search_params, threat_probes=o.get("tss") != "0")
+    if spec.kind == "onnx" and _net_info(spec).value_head == "critic":
+        from gomoku.engine.net.critic import CriticPlayer
+        from gomoku.engine.net.metadata import NetFormatError
+        extra = sorted(set(spec.options) - {"name", "time", "threads"})
+        if extra:
+            raise SpecError(f"player spec {spec.text!r}: an ADP critic plays one ply deep; "
+                            f"{', '.join(extra)} has no meaning for it")
+        try:
+            return CriticPlayer(spec.arg or "", name=spec.name, threads=int(spec.options.get("threads", 1)))
+        except NetFormatError as exc:
+            raise SpecError(str(exc)) from None
     if spec.kind in ("pure-mcts", "onnx"):
         return _make_mcts_player(spec, win_length, players)
     if spec.kind == "random-net":
