@@ -159,3 +159,6 @@ def test_the_274_set_trains_and_plays(tmp_path):
     net = CriticNet.load(run / "nets" / "best.onnx")
     assert net.features == 274 and net.info.arch == "adp-f274-h4"
     assert np.isfinite(net.evaluate(np.zeros((3, 274), np.float32))).all()
+    i = gomoku("info", str(run / "nets" / "best.onnx"))
+    assert i.returncode == 0 and "adp-f274-h4, 2 players" in i.stdout and "an ADP critic played one ply deep" in i.stdout
+    assert "input  features tensor(float) ['B', 274]" in i.stdout
