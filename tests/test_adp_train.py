@@ -162,3 +162,11 @@ def test_the_274_set_trains_and_plays(tmp_path):
     i = gomoku("info", str(run / "nets" / "best.onnx"))
     assert i.returncode == 0 and "adp-f274-h4, 2 players" in i.stdout and "an ADP critic played one ply deep" in i.stdout
     assert "input  features tensor(float) ['B', 274]" in i.stdout
+
+
+def test_play_answers_with_the_critic(tmp_path):
+    path = _critic_file(tmp_path)
+    p = subprocess.run([GOMOKU, "play", "--opponent", path], input="h8\nquit\n", capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "critic played" in p.stdout and "depth 1" in p.stdout
