@@ -12,7 +12,7 @@ import dataclasses
 import threading
 import time
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, ContextManager, Mapping, Optional
+from typing import TYPE_CHECKING, Any, ContextManager, Mapping, Optional
 
 import numpy as np
 from numba import njit
@@ -101,7 +101,7 @@ def quick_move(board: Board) -> tuple[int, int]:
 
 
 def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
-          searcher: Optional["Searcher"] = None) -> PlayResult:
+          searcher: Optional["Searcher"] = None, threat_probes: bool = True) -> PlayResult:
     """Choose a move for the side to move without changing `board`.
 
     `limit.turn_time == 0` returns the static choice at once. Otherwise the classical search
@@ -111,7 +111,9 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     info: depth, score (eval units from the mover's view, or 'win'/'loss' when proven),
     nodes, nps, pv (list of (x, y)), time (s), and 'proof' ('vcf'/'vct') for solver wins.
     `searcher` is the search state of the player thinking (its tables, kept from one move to
-    the next by a timed search); without one the search gets fresh tables of its own."""
+    the next by a timed search); without one the search gets fresh tables of its own.
+    `threat_probes` False leaves out the root's VCF / VCT probes (the Fudan paper's Minimax
+    without threat-space search)."""
     if board.game_over:
         raise ValueError("the game is over")
     t0 = time.perf_counter()
@@ -128,7 +130,7 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
     tt_bytes = _table_bytes(limit.max_memory)
     with _ctrl_c_stops(searcher, work.state.cells.shape[0], tt_bytes):
         res = searcher.search(work.state, max_depth=limit.depth, node_limit=limit.nodes, deadlines=deadlines,
-                              stop=stop, tt_bytes=tt_bytes, clear=not timed)
+                              stop=stop, tt_bytes=tt_bytes, clear=not timed, threat_probes=threat_probes)
     if res.move < 0:
         move = quick_move(board)
         return PlayResult(move, {"depth": 0, "nodes": res.nodes, "time": time.perf_counter() - t0})
@@ -197,8 +199,9 @@ class Thinker:
                 self._searcher = new_searcher(self._tables, self._learned, self._params)
             return self._searcher
 
-    def think(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
-        return think(board, limit, stop, searcher=self.searcher)
+    def think(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None,
+              threat_probes: bool = True) -> PlayResult:
+        return think(board, limit, stop, searcher=self.searcher, threat_probes=threat_probes)
 
     def forget(self) -> None:
         with self._lock:
@@ -289,8 +292,10 @@ class EnginePlayer:
 
     def __init__(self, level: Optional[int] = None, depth: Optional[int] = None, nodes: Optional[int] = None,
                  name: Optional[str] = None, tables: Optional[Mapping[int, "EvalTables"]] = None,
-                 learned: Optional[Mapping[int, "LearnedEval"]] = None, params: Optional["SearchParams"] = None):
+                 learned: Optional[Mapping[int, "LearnedEval"]] = None, params: Optional["SearchParams"] = None,
+                 threat_probes: bool = True):
         self.level = level
+        self.threat_probes = threat_probes
         self.depth = depth
         self.nodes = nodes
         self.name = name or ("classical" if level is None else f"classical:{level}")
@@ -306,10 +311,66 @@ class EnginePlayer:
         if self.nodes is not None and limit.nodes is None:
             limit = Limit(**{**limit.__dict__, "nodes": self.nodes})
         limit = level_limit(self.level, limit)
-        return self._thinker.think(board, limit)
+        return self._thinker.think(board, limit, threat_probes=self.threat_probes)
 
     def close(self) -> None:
         self._thinker.forget()
+
+
+def net_thinker(net_path: str, threads: int = 1) -> Any:
+    """The brain's searcher for a net file: an ADP critic's one-ply player
+    (engine.net.critic.CriticThinker) for a critic, net + MCTS (NetThinker) for any other."""
+    from .net.critic_file import is_critic
+    if is_critic(net_path):
+        return CriticThinker(net_path, threads=clamp_threads(threads))
+    return NetThinker(net_path, threads=threads)
+
+
+class CriticThinker:
+    """The brain's searcher with an ADP critic (`gomoku brain --net CRITIC.onnx`): the critic
+    one ply deep (engine.net.critic) on the games it was trained for, the classical search on
+    every other board size or rule."""
+
+    def __init__(self, net_path: str, threads: int = 1) -> None:
+        from .net.critic_file import CriticNet
+        self.net = CriticNet.load(net_path, threads=threads)
+        self._threads = self.net.threads
+        self.name = f"ADP critic {self.net.info.arch}, one ply"
+        self.classical = Thinker()
+
+    def set_threads(self, threads: int) -> int:
+        """The session's thread count from the next move on (INFO thread_num); returns it."""
+        self._threads = clamp_threads(threads)
+        return self._threads
+
+    def covers(self, board: Board) -> bool:
+        from .net.metadata import NetFormatError
+        try:
+            self.net.info.check_game(board.width, board.height, board.rule.label)
+        except NetFormatError:
+            return False
+        return True
+
+    def searcher(self, board: Board) -> str:
+        return self.name if self.covers(board) else CLASSICAL_SEARCHER
+
+    def describe(self) -> str:
+        """Which searcher plays which boards, for the brain's ABOUT line."""
+        return f"{self.name} on {self.net.info.coverage()}, {CLASSICAL_SEARCHER} elsewhere"
+
+    def __call__(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
+        if not self.covers(board):
+            return self.classical.think(board, limit, stop)
+        from .net.critic import critic_move
+        if self._threads != self.net.threads:
+            self.net.set_threads(self._threads)
+        move, info = critic_move(self.net, board)
+        info["searcher"] = self.name
+        return PlayResult(move, info)
+
+    def forget(self) -> None:
+        """Drop the classical search's tables (the protocol's 'forget the hash table')."""
+        self.classical.forget()
 
 
 class NetThinker:

@@ -127,10 +127,14 @@ def net_problem(path: str) -> Optional[str]:
 
     What `pbrain-gomoku --net` and `gomoku brain --net` check before the first game (see
     `named_files_problem`)."""
+    from gomoku.engine.net.critic_file import CriticNet, is_critic
     from gomoku.engine.net.evaluator import NetEvaluator
     from gomoku.engine.net.metadata import NetFormatError
     try:
-        NetEvaluator.load(path)
+        if is_critic(path):
+            CriticNet.load(path)        # an ADP critic: played one ply deep
+        else:
+            NetEvaluator.load(path)
     except NetFormatError as exc:
         return str(exc)
     return None
@@ -141,8 +145,8 @@ usage: pbrain-gomoku [-h | --help | --version | --warmup | --net FILE.onnx | --e
 
 A Piskvork / Gomocup brain: a manager (Piskvork, c-gomoku-cli, GomocupJudge, Yixin-Board)
 starts it and speaks the protocol on stdin/stdout (START 15, BEGIN, TURN x,y, ...; END).
---net FILE.onnx plays with that policy-value net + MCTS on the board sizes and rules it was
-trained for and with the classical engine on the others, saying so in one MESSAGE line (INFO
+--net FILE.onnx plays with that policy-value net + MCTS (an ADP critic: one ply deep) on the
+board sizes and rules it was trained for and with the classical engine on the others, saying so in one MESSAGE line (INFO
 thread_num sets the net's threads). --eval FILE.eval.npz has the alpha-beta score its positions with that learned
 evaluator under the rule it was trained for (the tables under the others); --share P gives it
 P % of each leaf's value and the tables the rest (default: what the file says, else 100).

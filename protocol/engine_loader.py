@@ -107,7 +107,7 @@ class EngineLoader:
             self.think = self._thinker.think
             if self.net_path:
                 try:
-                    thinker = agent.NetThinker(self.net_path, threads=self.threads)
+                    thinker = agent.net_thinker(self.net_path, threads=self.threads)
                     with self._threads_lock:     # an INFO thread_num read while the net loaded
                         thinker.set_threads(self.threads)
                         self._thinker = thinker

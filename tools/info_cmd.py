@@ -18,17 +18,20 @@ def info(path: str, as_json: bool) -> None:
     if path.endswith(".npz"):
         _evaluator_info(path, as_json)
         return
+    from gomoku.engine.net.critic_file import CriticNet, is_critic
     from gomoku.engine.net.evaluator import NetEvaluator
     from gomoku.engine.net.metadata import NetFormatError
+    net: CriticNet | NetEvaluator
     try:
-        net = NetEvaluator.load(path)
+        net = CriticNet.load(path) if is_critic(path) else NetEvaluator.load(path)
     except NetFormatError as exc:
         raise click.ClickException(str(exc)) from None
     meta = net.info.to_metadata()
     if as_json:
         click.echo(json.dumps({**meta, "provenance": net.info.provenance}, sort_keys=True))
         return
-    click.echo(f"{path}: {net.info.summary()}")
+    click.echo(f"{path}: {net.info.summary()}" + (", an ADP critic played one ply deep"
+                                                  if isinstance(net, CriticNet) else ""))
     for key, value in meta.items():
         if key != "provenance":
             click.echo(f"  {key:13s} {value}")
@@ -39,7 +42,7 @@ def info(path: str, as_json: bool) -> None:
         click.echo(f"  input  {i.name} {i.type} {i.shape}")
     for o in sess.get_outputs():
         click.echo(f"  output {o.name} {o.type} {o.shape}")
-    click.echo(f"  provider      {net.provider}")
+    click.echo(f"  provider      {sess.get_providers()[0]}")
 
 
 def _evaluator_info(path: str, as_json: bool) -> None:

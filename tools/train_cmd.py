@@ -49,6 +49,71 @@ def _command_line() -> str:
     return "gomoku train " + " ".join(shlex.quote(a) for a in args)
 
 
+#: the Fudan paper's learning agents (gomoku.train.adp.ADP_ARCHS) and the options only they take
+_ADP_NAMES = ("adp", "adp-er", "dqn")
+_ADP_OPTIONS = ("features", "hidden", "alpha", "gamma", "epsilon", "buffer", "replay_batch")
+#: the options an ADP run reads besides those
+_ADP_SHARED = ("arch", "rule", "games_per_gen", "seed", "run_dir", "hours", "generations", "progress", "plain",
+               "board")
+
+
+def _train_adp(width: int, height: int, rule: list, run_dir: Optional[str], hours: Optional[float],
+               generations: Optional[int], progress: Optional[bool], plain: bool, opts: dict[str, Any],
+               adp: dict[str, Any]) -> None:
+    """`gomoku train --arch adp|adp-er|dqn`: gomoku.train.adp's TD self-play, its own run folder."""
+    ctx = click.get_current_context()
+    ignored = sorted("--" + p.name.replace("_", "-") for p in ctx.command.params
+                     if p.name and p.name not in _ADP_SHARED and p.name not in _ADP_OPTIONS
+                     and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE)
+    if ignored:
+        raise click.UsageError(f"--arch {opts['arch'] or 'adp'} trains a critic by TD self-play: "
+                               f"{', '.join(ignored)} apply to the AlphaZero loop only")
+    if len(rule) > 1:
+        raise click.UsageError("an ADP critic trains under one rule")
+    if opts["win_length"] != 5 or opts["players"] != 2:
+        raise click.UsageError("the Fudan paper's agents play two players, five in a row")
+    try:
+        from gomoku.train.adp import ADP_ARCHS, AdpConfig, AdpError, AdpRun
+    except ImportError as exc:
+        raise click.ClickException(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
+    run_dir = run_dir or f"runs/{width}x{height}-{rule[0].label}"
+    output_path(run_dir, "--run", folder=True)
+    arch = opts["arch"] or _run_arch(run_dir) or "adp"
+    features = int(adp["features"])
+    if arch == "dqn" and features != 30:
+        raise click.UsageError("dqn is the paper's Q-learning trial on its 30 features")
+    hidden = [adp["hidden"]] if adp["hidden"] is not None else list(ADP_ARCHS[arch][0])
+    if arch == "dqn" and adp["hidden"] is not None:
+        hidden = [adp["hidden"], adp["hidden"]]
+    cfg = AdpConfig(width=width, height=height, rule=rule[0].label, arch=arch, features=features, hidden=hidden,
+                    alpha=adp["alpha"], gamma=adp["gamma"], epsilon=adp["epsilon"], buffer=adp["buffer"],
+                    replay_batch=adp["replay_batch"], games_per_gen=opts["games_per_gen"], seed=opts["seed"],
+                    command=_command_line())
+    live = not plain and (sys.stdout.isatty() if progress is None else progress)
+    if live:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeRemainingColumn()) as bar:
+            task = bar.add_task("self-play", total=cfg.games_per_gen)
+
+            def show(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+            try:
+                run = AdpRun(run_dir, cfg, bar.console.print, generations=generations, hours=hours,
+                             progress=show)
+                code = run.run()
+            except AdpError as exc:
+                raise click.ClickException(str(exc)) from None
+    else:
+        try:
+            run = AdpRun(run_dir, cfg, click.echo, generations=generations, hours=hours)
+            code = run.run()
+        except AdpError as exc:
+            raise click.ClickException(str(exc)) from None
+    if code:
+        sys.exit(code)
+
+
 @click.command(context_settings={"show_default": True})
 @board_option(default=None, required=True, help="Board size: N or WxH, sides 5..22.")
 @rule_option(several=True, help="freestyle, standard, renju, caro, caro5, or several comma-separated (one net "
@@ -61,8 +126,25 @@ def _command_line() -> str:
                    "current folder].")
 @click.option("--arch", default=None, show_default=False,
               help="bXcY (ResNet), cnn3, skip3, ffnn, tfmNcC, or mixF: the alpha-beta's learned evaluator, "
-                   "whose games after --bootstrap are the alpha-beta's with it (--bootstrap-nodes per move) "
+                   "whose games after --bootstrap are the alpha-beta's with it (--bootstrap-nodes per move); "
+                   "or the Fudan paper's learning agents, adp, adp-er (with experience replay) and dqn (its "
+                   "Q-learning trial), TD-trained critics played one ply deep "
                    "[default: b6c64 on cuda, b4c32 on cpu].")
+@click.option("--features", type=click.Choice(["30", "274"]), default="30",
+              help="adp, adp-er, dqn: the critic's pattern features, the Fudan paper's 30 or Zhao's 274 "
+                   "(docs/train.md).")
+@click.option("--hidden", type=click.IntRange(1), default=None,
+              help="adp, adp-er: units of the critic's hidden layer [default: 100; dqn: two layers of 16].")
+@click.option("--alpha", type=click.FloatRange(0.0, min_open=True), default=0.1,
+              help="adp, adp-er, dqn: the critic's learning rate a in e(t) = a[(r + g V(s')) - V(s)].")
+@click.option("--gamma", type=click.FloatRange(0.0, 1.0), default=1.0,
+              help="adp, adp-er, dqn: the discount g (1: V stays black's win probability).")
+@click.option("--epsilon", type=click.FloatRange(0.0, 1.0), default=0.1,
+              help="adp, adp-er, dqn: share of self-play moves played at random among the candidate cells.")
+@click.option("--buffer", type=click.IntRange(1), default=20_000,
+              help="adp-er: transitions the experience buffer keeps.")
+@click.option("--replay-batch", type=click.IntRange(1), default=5_000,
+              help="adp-er: new transitions between two passes over the buffer in a random permutation.")
 @click.option("--hours", type=float, default=None, help="Stop after this much work (over all resumes).")
 @click.option("--generations", type=click.IntRange(0), default=None,
               help="Stop when this many generations are done (0: only create the run, with --init/--distil).")
@@ -165,6 +247,10 @@ def train(board: tuple[int, int], rule: list, run_dir: Optional[str], hours: Opt
           generations: Optional[int], ray: Optional[str], progress: Optional[bool], plain: bool, **opts) -> None:
     """Train a policy-value net by self-play; the same command on an existing --run resumes it."""
     width, height = board
+    adp_opts = {k: opts.pop(k) for k in _ADP_OPTIONS}
+    if opts["arch"] in _ADP_NAMES or (opts["arch"] is None and _run_arch(run_dir or "") in _ADP_NAMES):
+        _train_adp(width, height, rule, run_dir, hours, generations, progress, plain, opts, adp_opts)
+        return
     if ray is not None:
         from gomoku.train.raypool import RAY_MISSING, ray_available
         if not ray_available():

@@ -9,6 +9,8 @@ name opponents the same way::
     classical:tables=FILE                 ... with the evaluation tables of FILE (`gomoku tune --out`)
     classical:NAME=VALUE,...              ... with search parameters changed (`gomoku params` lists them)
     classical:params=FILE                 ... with the search parameters of a JSON file (NAME=VALUE after it wins)
+    classical:tss=0                       ... without threat-space search (no VCF / VCT probes at
+                                          the root, no VCF at the leaves): the Fudan paper's Minimax
     classical:eval=FILE[,order=W,share=P] ... with a learned evaluator (NAME.eval.npz, or the NAME.onnx
                                           it was exported beside) under the rule it was trained for;
                                           W: its policy's weight in move ordering, P: the percent of
@@ -17,6 +19,8 @@ name opponents the same way::
     pure-mcts:N,tactics=0                 ... as AlphaZero_Gomoku's mcts_pure: no exact win or block
     flat-mc:N[,radius=R,seed=S]                        flat Monte Carlo (no tree below the root)
     PATH.onnx[:playouts=N,c_puct=C,move_noise=E,draw=D,...]   neural MCTS
+    PATH.onnx                             an ADP critic (`gomoku train --arch adp`): one ply deep over
+                                          the cells near the stones (engine.net.critic)
     random-net:arch=ARCH[,seed=N,playouts=P,...]   an untrained net (torch seed N) with MCTS
     brain:COMMAND                         an external Piskvork brain (COMMAND is split like a shell)
 
@@ -108,7 +112,7 @@ class RandomPlayer:
 _LIMIT_KEYS = {"time": float, "nodes": int, "depth": int, "playouts": int}
 _KIND_KEYS = {
     "random": {"seed", "name"},
-    "classical": {"level", "depth", "nodes", "time", "name", "tables", "eval", "order", "share", "params"}
+    "classical": {"level", "depth", "nodes", "time", "name", "tables", "eval", "order", "share", "params", "tss"}
     | set(SEARCH_PARAMS),
     "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed", "select", "radius", "temperature",
                   "move_noise", "draw", "tactics"},
@@ -145,6 +149,8 @@ class PlayerSpec:
         values: dict[str, Any] = {}
         if "params" in self.options:
             values.update(_load_params(self.options["params"], self.text))
+        if self.options.get("tss") == "0":
+            values["leaf_vcf"] = 0          # the leaves' VCF is threat-space search too
         values.update({k: v for k, v in self.options.items() if k in SEARCH_PARAMS})
         return SearchParams(values)
 
@@ -192,7 +198,7 @@ def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -
             continue
         conv = {"seed": int, "level": int, "depth": int, "nodes": int, "playouts": int, "batch": int,
                 "time": float, "c_puct": float, "temperature": float, "radius": int, "threads": int,
-                "fpu": float, "move_noise": float, "draw": float, "tactics": int}.get(key)
+                "fpu": float, "move_noise": float, "draw": float, "tactics": int, "tss": int}.get(key)
         if conv is None:
             continue
         try:
@@ -202,7 +208,7 @@ def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -
         if key in ("time", "c_puct", "temperature", "radius", "fpu", "move_noise") and num < 0 \
                 or key in ("depth", "nodes", "playouts", "batch", "threads") and num <= 0 or key == "radius" and num > 5 \
                 or key == "move_noise" and num > 1 or key == "draw" and not -1 <= num <= 1 \
-                or key == "tactics" and num not in (0, 1):
+                or key in ("tactics", "tss") and num not in (0, 1):
             raise SpecError(f"player spec {text!r}: {key}={value} is out of range")
     if opts.get("select", "puct") not in ("puct", "ucb1", "plain") and not (kind == "pure-mcts"
                                                                            and opts["select"] == "flat"):
@@ -312,6 +318,8 @@ def parse_spec(text: str) -> PlayerSpec:
                 parts.append(Path(opts["eval"]).name.split(".")[0])
             if "params" in opts:
                 parts.append(Path(opts["params"]).stem)
+            if opts.get("tss") == "0":
+                parts.append("notss")
             own = SearchParams({k: v for k, v in opts.items() if k in SEARCH_PARAMS}).label()
             if own:
                 parts.append(own)
@@ -525,7 +533,18 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
                             tables=_load_tables(o["tables"], spec.text) if "tables" in o else None,
                             learned=_learned_by_rule(o["eval"], spec.text, o.get("order"), o.get("share"))
                             if "eval" in o else None,
-                            params=spec.search_params)
+                            params=spec.search_params, threat_probes=o.get("tss") != "0")
+    if spec.kind == "onnx" and _net_info(spec).value_head == "critic":
+        from gomoku.engine.net.critic import CriticPlayer
+        from gomoku.engine.net.metadata import NetFormatError
+        extra = sorted(set(spec.options) - {"name", "time", "threads"})
+        if extra:
+            raise SpecError(f"player spec {spec.text!r}: an ADP critic plays one ply deep; "
+                            f"{', '.join(extra)} has no meaning for it")
+        try:
+            return CriticPlayer(spec.arg or "", name=spec.name, threads=int(spec.options.get("threads", 1)))
+        except NetFormatError as exc:
+            raise SpecError(str(exc)) from None
     if spec.kind in ("pure-mcts", "onnx"):
         return _make_mcts_player(spec, win_length, players)
     if spec.kind == "random-net":

@@ -83,6 +83,9 @@ class NetEvaluator:
         sess = open_session(path, threads, providers)
         meta = dict(sess.get_modelmeta().custom_metadata_map)
         info = NetInfo.from_metadata(meta, source=str(path))
+        if info.value_head == "critic":
+            raise NetFormatError(f"{path}: an ADP critic ({info.arch}), which plays one ply deep as a player "
+                                 "(FILE.onnx in match and play, --net in the brain), not with MCTS")
         inputs = [i.name for i in sess.get_inputs()]
         outputs = [o.name for o in sess.get_outputs()]
         if inputs != [INPUT_NAME] or sorted(outputs) != sorted(OUTPUT_NAMES):

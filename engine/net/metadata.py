@@ -13,12 +13,16 @@ from typing import Any, Optional
 from .planes import FORMAT_VERSION, plane_names
 from .session import NetFormatError, read_metadata
 
-__all__ = ["NetFormatError", "NetInfo", "REQUIRED_KEYS", "VALUE_HEADS", "describe_net", "net_fits_game",
+__all__ = ["CRITIC_PLANES", "NetFormatError", "NetInfo", "REQUIRED_KEYS", "VALUE_HEADS", "describe_net", "net_fits_game",
            "read_metadata"]
 
 REQUIRED_KEYS = ("gomoku_format", "planes", "players", "win_length", "rules", "board_sizes",
                  "value_head", "arch")
-VALUE_HEADS = ("outcome",)
+#: `outcome`: a policy-value net's P + 1 outcome logits; `critic`: an ADP critic's one number, the
+#: first player's win probability of a position given by its pattern features (engine.net.critic)
+VALUE_HEADS = ("outcome", "critic")
+#: the `planes` word of a critic: its input is one of these feature sets, not board planes
+CRITIC_PLANES = ("features30", "features274")
 
 
 def _parse_sizes(text: str) -> list[int]:
@@ -75,7 +79,7 @@ class NetInfo:
     fixed_size: Optional[tuple[int, int]] = None
 
     def __post_init__(self) -> None:
-        if not self.planes:
+        if not self.planes and self.value_head != "critic":
             self.planes = plane_names(self.players)
 
     def to_metadata(self) -> dict[str, str]:
@@ -116,7 +120,11 @@ class NetInfo:
         if not 2 <= players <= 4:
             raise NetFormatError(f"{source}: players={players}, expected 2..4")
         planes = [p.strip() for p in meta["planes"].split(",")]
-        if planes != plane_names(players):
+        if meta["value_head"] == "critic":
+            if len(planes) != 1 or planes[0] not in CRITIC_PLANES:
+                raise NetFormatError(f"{source}: critic input {','.join(planes)} unknown "
+                                     f"(known: {', '.join(CRITIC_PLANES)})")
+        elif planes != plane_names(players):
             raise NetFormatError(f"{source}: input planes {','.join(planes)} differ from the engine's "
                                  f"{','.join(plane_names(players))}")
         if meta["value_head"] not in VALUE_HEADS:

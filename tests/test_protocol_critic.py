@@ -1,0 +1,82 @@
+"""The brain with an ADP critic (`gomoku brain --net CRITIC.onnx`) over a pipe: the critic one
+ply deep on the game it was trained for (it takes a five on offer), the classical engine on
+other boards."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import MOVE_RE, Brain, wait_in_log
+
+torch = pytest.importorskip("torch")
+
+from gomoku.engine.net.metadata import NetInfo  # noqa: E402
+from gomoku.train.adp import Critic, export_critic  # noqa: E402
+
+GOMOKU = str(Path(sys.executable).parent / "gomoku")
+
+
+@pytest.fixture(scope="module")
+def critic(tmp_path_factory) -> str:
+    torch.manual_seed(5)
+    info = NetInfo(players=2, win_length=5, rules=["freestyle"], board_sizes=[15], arch="adp-f30-h8",
+                   value_head="critic", planes=["features30"])
+    path = str(tmp_path_factory.mktemp("critic") / "adp.onnx")
+    export_critic(Critic(30, [8]), path, info)
+    return path
+
+
+def _reply(b: Brain) -> tuple[str, list[str]]:
+    messages = []
+    reply = b.line()
+    while reply.startswith("MESSAGE"):
+        messages.append(reply)
+        reply = b.line()
+    return reply, messages
+
+
+def test_the_brain_plays_the_critic_one_ply_deep_and_says_so(critic, tmp_path):
+    log = tmp_path / "brain.log"
+    with Brain(turn_ms=1000, args=[GOMOKU, "brain", "--net", critic, "--log", str(log)]) as b:
+        b.send("START 15")
+        assert b.line() == "OK"
+        b.send("INFO timeout_turn 1000")
+        wait_in_log(log, "engine warmed up")
+        played, messages = set(), []
+        for x, y in [(7, 7), (8, 8), (6, 9), (9, 5)]:
+            b.send(f"TURN {x},{y}")
+            played.add((x, y))
+            reply, said = _reply(b)
+            messages += said
+            assert MOVE_RE.match(reply), reply
+            mv = tuple(int(v) for v in reply.split(","))
+            assert mv not in played and all(0 <= v < 15 for v in mv)
+            played.add(mv)
+        # the brain (black here, to move) has four on row 3 (x 1..4) and x 5 is free: it takes the five
+        b.send("BOARD", "1,3,1", "10,10,2", "2,3,1", "11,11,2", "3,3,1", "12,10,2", "4,3,1", "0,3,2", "DONE")
+        reply, _ = _reply(b)
+        assert reply == "5,3"
+        b.send("ABOUT")
+        about = b.line()
+        b.end()
+    assert 'searcher="ADP critic adp-f30-h8, one ply on 15x15 freestyle' in about
+    assert any(m.startswith("MESSAGE ADP critic adp-f30-h8, one ply depth 1") for m in messages), messages
+    assert "net loaded" in log.read_text()
+
+
+def test_the_brain_plays_the_classical_engine_where_the_critic_has_no_claim(critic, tmp_path):
+    log = tmp_path / "brain.log"
+    with Brain(turn_ms=2000, args=[GOMOKU, "brain", "--net", critic, "--log", str(log)]) as b:
+        b.send("START 12")
+        assert b.line() == "OK"
+        b.send("INFO timeout_turn 2000")
+        wait_in_log(log, "engine warmed up")
+        b.send("BOARD", "5,5,2", "6,6,1", "4,6,2", "DONE")
+        reply, messages = _reply(b)
+        assert MOVE_RE.match(reply), reply
+        b.end()
+    # the manager hears why, in one line (the search's own MESSAGE follows when it finished an iteration)
+    assert any("trained on 15x15); this game is freestyle 12x12: playing the classical engine" in m
+               for m in messages), messages
