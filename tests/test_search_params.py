@@ -153,3 +153,36 @@ def test_the_history_malus_marks_the_quiet_moves_that_failed():
     off.search(b.state, max_depth=10, threat_probes=False)
     n = b.state.cells.shape[0]
     assert (on.ctx(n).history < 0).any() and not (off.ctx(n).history < 0).any()
+
+
+def test_the_improving_terms_prune_and_reduce_only_where_the_eval_fell():
+    """With the three `improving` terms at their defaults nothing changes; a narrower quota or
+    more reduction where the side's static eval fell since its last move makes a smaller tree
+    at the same depth, and the line's static evaluations are kept per ply in the context."""
+    from gomoku.engine.search import tables
+    from gomoku.engine.search.alphabeta import Searcher
+    b = Board.from_moves(15, MIDGAME)
+    base = Searcher().search(b.state, max_depth=8, threat_probes=False)
+    same = Searcher(params=sp.SearchParams({"mc_not_improving": 100, "lmr_not_improving": 0})).search(
+        b.state, max_depth=8, threat_probes=False)
+    assert (same.nodes, same.move, same.score) == (base.nodes, base.move, base.score)
+    for values in ({"mc_not_improving": 50}, {"lmr_not_improving": 1}):
+        s = Searcher(params=sp.SearchParams(values))
+        assert s.search(b.state, max_depth=8, threat_probes=False).nodes < base.nodes, values
+        sevs = s.ctx(b.state.cells.shape[0]).sevs
+        assert sevs[0] == tables.NO_EVAL and (sevs[2:] != tables.NO_EVAL).any()
+    rfp = Searcher(params=sp.SearchParams({"rfp_improving": 1})).search(b.state, max_depth=8, threat_probes=False)
+    assert rfp.nodes != base.nodes          # one ply less margin where the eval rose: other cuts
+
+
+def test_the_vcf_quiescence_sees_a_four_past_the_horizon():
+    """In the middle game both sides have fours to make. Without quiescence the leaves stop
+    at the horizon; with qvcf their fours past it are played and blocked, so the same depth
+    searches more nodes, and qvcf=0 is exactly the search without it."""
+    from gomoku.engine.search.alphabeta import Searcher
+    b = Board.from_moves(15, MIDGAME)
+    off = Searcher().search(b.state, max_depth=3, threat_probes=False)
+    on = Searcher(params=sp.SearchParams({"qvcf": 4})).search(b.state, max_depth=3, threat_probes=False)
+    assert on.nodes > off.nodes
+    same = Searcher(params=sp.SearchParams({"qvcf": 0})).search(b.state, max_depth=3, threat_probes=False)
+    assert (same.nodes, same.score) == (off.nodes, off.score)

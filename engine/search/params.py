@@ -86,6 +86,14 @@ PARAMS: tuple[Param, ...] = (
     Param("hist_malus", 0, 0, 1, 1, "at a quiet cut-off, the quiet moves searched before it lose history (1: on)",
           bool),
     Param("lmr_hist", 0, 0, 100_000, 500, "LMR: one ply less reduction per this much history (0: off)"),
+    Param("rfp_improving", 0, 0, 1, 1, "reverse futility: one ply less margin where the static eval improved on "
+          "the side's last one (1: on)", bool),
+    Param("mc_not_improving", 100, 10, 100, 5, "move quota in percent where the static eval did not improve on the "
+          "side's last one (100: off)"),
+    Param("lmr_not_improving", 0, 0, 4, 1, "LMR: plies more reduction at non-PV nodes whose static eval did not "
+          "improve (0: off)"),
+    Param("qvcf", 0, 0, 8, 1, "quiescence: fours the side to move may play past the horizon, each answered by its "
+          "block, the static eval standing pat (0: off)"),
 )
 
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}

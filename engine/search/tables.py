@@ -43,7 +43,11 @@ P_RFP_MARGIN, P_RFP_DEPTH, P_RAZOR_MARGIN, P_RAZOR_DEPTH = 14, 15, 16, 17
 P_FUTILITY = 18           # 18, 19, 20, 21: the futility margin by remaining depth 0..3 (0 at depth 0)
 P_HIST_MALUS, P_LMR_HIST = 22, 23
 P_ASPIRATION, P_ASP_DEPTH = 24, 25      # read by the driver (alphabeta._iterate), not the jitted code
-N_PARAMS = 26
+P_RFP_IMPROVING, P_MC_NOT_IMPROVING, P_LMR_NOT_IMPROVING = 26, 27, 28
+P_QVCF = 29
+N_PARAMS = 30
+#: SearchCtx.sevs' mark for a ply whose node had no static evaluation (a PV node, a four to answer)
+NO_EVAL = -(1 << 40)
 #: futility pruning looks this many plies from the leaves (its margins: futility_1..3)
 FUTILITY_DEPTH = 3
 #: the LMR table's shape (remaining depth and moves searched are capped to its last row / column)
@@ -89,6 +93,7 @@ class SearchCtx(NamedTuple):
     net: Evaluator        # the learned evaluator where params[P_NET] is set (a placeholder elsewhere)
     lmr: np.ndarray       # int64[LMR_DEPTHS, LMR_MOVES]: plies of reduction (lmr_table)
     mcount: np.ndarray    # int64[2, 64]: move quotas by remaining depth, quiet nodes then noisy
+    sevs: np.ndarray      # int64[MAXPLY + 1]: each ply's static evaluation on the current line (or NO_EVAL)
 
 
 #: one entry is a key and a packed word in the same 16 bytes, so a probe or a store touches one
@@ -120,6 +125,7 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
         net=empty_evaluator(n_cells),
         lmr=np.zeros((LMR_DEPTHS, LMR_MOVES), dtype=np.int64),
         mcount=np.zeros((2, 64), dtype=np.int64),
+        sevs=np.full(MAXPLY + 1, NO_EVAL, dtype=np.int64),
     )
     set_weights(cx, evaluation.tables())
     apply_params(cx, DEFAULT)
@@ -155,6 +161,10 @@ def apply_params(cx: SearchCtx, params: SearchParams, full_window: bool = False)
     p[P_ASPIRATION], p[P_ASP_DEPTH] = int(params["aspiration"]), int(params["asp_depth"])
     p[P_HIST_MALUS] = int(params["hist_malus"])
     p[P_LMR_HIST] = int(params["lmr_hist"])
+    p[P_RFP_IMPROVING] = int(params["rfp_improving"])
+    p[P_MC_NOT_IMPROVING] = int(params["mc_not_improving"])
+    p[P_LMR_NOT_IMPROVING] = int(params["lmr_not_improving"])
+    p[P_QVCF] = int(params["qvcf"])
     cx.lmr[:, :] = _lmr_cached(float(params["lmr_div"]))
     cx.mcount[0, :] = move_counts(int(params["mc_quiet_cap"]), float(params["mc_quiet_a"]), float(params["mc_quiet_b"]))
     cx.mcount[1, :] = move_counts(int(params["mc_noisy_cap"]), float(params["mc_noisy_a"]), float(params["mc_noisy_b"]))
