@@ -49,6 +49,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "engine.fileio": ("engine",),
     "engine.numba_cache": ("engine",),
     "engine.processes": ("engine",),
+    "engine.raycluster": ("engine",),    # starting or joining Ray: a base service, like processes
     "engine.interrupt": ("engine",),      # Ctrl-C as a stop: below every room that searches
     "engine.warmup": (),                  # the brain's compile step: may touch every engine room
     "engine.review": ("engine.match", "engine.mcts", "engine.net", "engine.warmup"),   # the agent's search over a record

@@ -29,7 +29,6 @@ from gomoku.engine.match.players import PlayerError, SpecError, check_game_fit, 
 from gomoku.engine.game.rules import Rule
 from gomoku.protocol.players import make_player
 from gomoku.tools.match_records import MatchRecords
-from gomoku.engine.raycluster import RayStartError
 from gomoku.tools.options import INTERRUPTED, board_option, live_view, output_path, progress_option, rule_option
 
 #: while a match runs, --json is rewritten after every game of the first JSON_EVERY_GAME_UPTO,
@@ -246,7 +245,7 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
                         max_memory=max_memory * 1024 * 1024 if max_memory else None, brain_info=infos,
                         win_length=win_length, factory=make_player, adjudicate_proven=adjudicate_proven)
     settings = MatchSettings(game=game, games=games, openings=tuple(ops), random_order=random_order,
-                             seed=seed, concurrency=concurrency, sprt=sprt, ray=ray.strip() if ray else None)
+                             seed=seed, concurrency=concurrency, sprt=sprt, runner=_ray_runner(ray, concurrency))
 
     # output that cannot be written is refused now, not after the games (folders are made)
     for path, option, folder in ((sgf, "--sgf", False), (psq_dir, "--psq", True), (json_path, "--json", False),
@@ -290,12 +289,25 @@ def _concurrency(concurrency: Optional[int], ray: Optional[str]) -> int:
             raise click.BadParameter(f"{concurrency} is more than 64 worker processes (use --ray for more)",
                                      param_hint="-c")
         return concurrency or 1
-    from gomoku.engine.raycluster import RAY_MISSING, ray_available
+    from gomoku.train.raycluster import RAY_MISSING, ray_available
     if not ray_available():
         raise click.ClickException(RAY_MISSING)
     if not ray.strip():
         raise click.BadParameter("give 'local' or a Ray cluster address", param_hint="--ray")
     return concurrency or 0
+
+
+def _ray_runner(ray: Optional[str], concurrency: int) -> Any:
+    """--ray's games runner, with Ray started or joined now (a cluster nobody answers at is
+    one line before any game); None without --ray."""
+    if ray is None:
+        return None
+    from gomoku.train.raycluster import RayStartError
+    from gomoku.train.raygames import ray_runner
+    try:
+        return ray_runner(ray.strip(), concurrency)
+    except RayStartError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _match_records(sgf: Optional[Path], psq_dir: Optional[Path], append: bool,
@@ -426,8 +438,6 @@ def _play(m: Match, view: _View, records: MatchRecords, json_file: Optional[Path
             summary = m.summary
             summary.stopped = "interrupted"
         except (SpecError, PlayerError) as exc:
-            raise click.ClickException(str(exc)) from None
-        except RayStartError as exc:
             raise click.ClickException(str(exc)) from None
         except BrokenProcessPool:
             raise click.ClickException("match aborted: a worker process died (try -c 1 to see the game it was playing)") from None

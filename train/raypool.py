@@ -12,7 +12,7 @@ Nothing an actor does touches the run folder. The net a chunk searches with trav
 numpy arrays; the driver alone writes shards, atomically as always. So a cluster's nodes need
 the same gomoku (and ray) installed, but no filesystem shared with the driver.
 
-`ray` is imported only when a pool is made (engine.raycluster starts it): without --ray, training never loads it.
+`ray` is imported only when a pool is made (train.raycluster starts it): without --ray, training never loads it.
 This module must not import torch (actors load it).
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterator, Optional
 from .config import RunError
 from .workers import ChunkJob, _providers, run_chunk
 
-from gomoku.engine.raycluster import RAY_MISSING, RayStartError, cluster_cpus, first_line, ray_available, start
+from .raycluster import RAY_MISSING, RayStartError, cluster_cpus, first_line, ray_available, start
 
 __all__ = ["RAY_MISSING", "RayError", "RayPool", "ray_available"]
 

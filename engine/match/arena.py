@@ -50,7 +50,10 @@ class MatchSettings:
     seed: Optional[int] = None
     concurrency: int = 1                     # games at once; with `ray`, actors (0: every CPU of the cluster)
     sprt: Optional[SprtSettings] = None
-    ray: Optional[str] = None                # play on Ray actors: 'local' or a cluster's address
+    # how parallel games are played: None for local worker processes, else a factory
+    # (workers, spec a, spec b, game) -> an object with `workers`, play(job) -> Future, close(kill);
+    # `gomoku match --ray` gives train.raygames' (the engine itself never imports Ray)
+    runner: Optional[Callable[[int, str, str, GameSettings], Any]] = None
 
 
 def schedule(settings: MatchSettings) -> list[GameJob]:
@@ -210,7 +213,7 @@ class Match:
             on_game_end: Optional[Callable[[GameResult, MatchSummary], None]] = None,
             stop: Optional[threading.Event] = None) -> MatchSummary:
         jobs = schedule(self.settings)
-        if self.settings.concurrency <= 1 and not self.settings.ray:
+        if self.settings.concurrency <= 1 and self.settings.runner is None:
             pool = PlayerPool(self.a, self.b, self.settings.game)
             try:
                 for job in jobs:
@@ -269,9 +272,8 @@ class Match:
     def _games(self) -> "LocalGames | Any":
         a, b = _spec_text(self.a), _spec_text(self.b)
         assert a is not None and b is not None
-        if self.settings.ray:
-            from gomoku.engine.match.raygames import RayGames
-            return RayGames(self.settings.ray, self.settings.concurrency, a, b, self.settings.game)
+        if self.settings.runner is not None:
+            return self.settings.runner(self.settings.concurrency, a, b, self.settings.game)
         return LocalGames(self.settings.concurrency, a, b, self.settings.game)
 
 

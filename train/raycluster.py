@@ -6,7 +6,9 @@ in RAY_ADDRESS); an address joins that cluster, after a quick check that somethi
 there (Ray itself retries a dead address for minutes). ray.init puts its own handler on
 SIGTERM, which aborts the driver; the caller's handlers are put back.
 
-`ray` is imported only when a cluster is asked for: without --ray nothing loads it.
+`ray` is imported only when a cluster is asked for: without --ray nothing loads it. This
+lives beside the trainer because only the train extra brings Ray; the match's games reach it
+through the runner `gomoku match --ray` hands the arena (train.raygames).
 """
 from __future__ import annotations
 
