@@ -114,3 +114,41 @@ def test_openings_from_starts_at_the_kth_opening_and_refuses_one_past_the_set(tm
     assert r.exit_code != 0 and "need 2 openings and the set has 1" in r.output
     r = CliRunner().invoke(main, ["match", "random", "random", "-o", str(book), "--openings-from", "4"])
     assert r.exit_code != 0 and "the set has 3 openings" in r.output
+
+
+def _labels_cmd(path, games: int) -> list[str]:
+    import sys
+    return [sys.executable, "-m", "gomoku.tools.cli", "labels", str(path), "-n", str(games), "--nodes", "400",
+            "-c", "2", "--random-plies", "3", "--no-progress"]
+
+
+@pytest.mark.slow
+def test_the_label_engine_killed_with_sigkill_continues_to_the_file_of_a_run_never_stopped(tmp_path):
+    """Games go to the file in index order, so a run killed and continued leaves exactly the
+    bytes of one that ran through; the random plies keep every game's opening apart."""
+    import os
+    import signal
+    import subprocess
+    import time
+    whole, killed = tmp_path / "whole.labels", tmp_path / "killed.labels"
+    r = subprocess.run(_labels_cmd(whole, 8), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    games = list(read_games(whole))
+    assert len(games) == 8 and len({g.moves[:g.opening].tobytes() for g in games}) == 8
+    assert all(len(g.scored()) > 0 for g in games)
+    proc = subprocess.Popen(_labels_cmd(killed, 8), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 300
+    while proc.poll() is None and time.monotonic() < deadline and \
+            (not killed.exists() or len(list(read_games(killed))) < 2):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert 2 <= len(list(read_games(killed))) < 8
+    r = subprocess.run(_labels_cmd(killed, 8), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "continuing" in r.stdout
+    assert killed.read_bytes() == whole.read_bytes()
+    r = subprocess.run(_labels_cmd(killed, 9)[:-3] + ["--random-plies", "5", "--no-progress"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 1 and "made with other random_plies" in r.stderr

@@ -18,8 +18,9 @@ _COMMANDS = {
     "warmup": ("gomoku.tools.warmup_cmd", "warmup", "Compile and cache the numba core (run once after install)."),
     "freeze": ("gomoku.tools.freeze_cmd", "freeze", "Build a one-folder Piskvork brain (Gomocup .exe) with PyInstaller."),
     "openings": ("gomoku.tools.openings_cmd", "openings", "Make a book of balanced openings over the whole board."),
+    "labels": ("gomoku.tools.labels_cmd", "labels", "Make training labels: self-play positions with the search's scores."),
     "params": ("gomoku.tools.params_cmd", "params", "List the classical engine's search parameters (for specs and tuning)."),
-    "tune": ("gomoku.tools.tune_cmd", "tune", "Fit the evaluation weights to game results."),
+    "tune": ("gomoku.tools.tune_cmd", "tune", "Fit the evaluation weights to games, or search parameters by SPSA."),
     "info": ("gomoku.tools.info_cmd", "info", "Show what an ONNX net file is (metadata, inputs, outputs)."),
     "train": ("gomoku.tools.train_cmd", "train", "Train a policy-value net by self-play (resumable)."),
     "export": ("gomoku.tools.export_cmd", "export", "Export a training checkpoint to a verified ONNX net."),
@@ -68,7 +69,7 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gomoku")
 def main() -> None:
-    """Gomoku / renju / caro engine: play, analyze, match, brain, bench, warmup, freeze, openings, params, tune, info, train, export,
+    """Gomoku / renju / caro engine: play, analyze, match, brain, bench, warmup, freeze, openings, labels, params, tune, info, train, export,
     plot, ship, study."""
 
 

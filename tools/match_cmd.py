@@ -226,7 +226,7 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
                      json_path, name_a, name_b)
         return
     specs, sprt = _split_players(players, sprt_text)
-    concurrency = _concurrency(concurrency, ray)
+    concurrency = resolve_concurrency(concurrency, ray)
     if turn_time is None and not (match_time or nodes or depth or playouts):
         turn_time = 1.0
     spec_a, spec_b, width, height, warnings = _parse_players(specs, board, rule, win_length)
@@ -245,7 +245,7 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
                         max_memory=max_memory * 1024 * 1024 if max_memory else None, brain_info=infos,
                         win_length=win_length, factory=make_player, adjudicate_proven=adjudicate_proven)
     settings = MatchSettings(game=game, games=games, openings=tuple(ops), random_order=random_order,
-                             seed=seed, concurrency=concurrency, sprt=sprt, runner=_ray_runner(ray, concurrency))
+                             seed=seed, concurrency=concurrency, sprt=sprt, runner=ray_games_runner(ray, concurrency))
 
     # output that cannot be written is refused now, not after the games (folders are made)
     for path, option, folder in ((sgf, "--sgf", False), (psq_dir, "--psq", True), (json_path, "--json", False),
@@ -282,7 +282,7 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
     _report(summary, last_score, json_stdout, json_file, run_settings)
 
 
-def _concurrency(concurrency: Optional[int], ray: Optional[str]) -> int:
+def resolve_concurrency(concurrency: Optional[int], ray: Optional[str]) -> int:
     """-c's value: worker processes (1 to 64), or Ray actors (0 when not given: the cluster's CPUs)."""
     if ray is None:
         if concurrency is not None and concurrency > 64:
@@ -297,7 +297,7 @@ def _concurrency(concurrency: Optional[int], ray: Optional[str]) -> int:
     return concurrency or 0
 
 
-def _ray_runner(ray: Optional[str], concurrency: int) -> Any:
+def ray_games_runner(ray: Optional[str], concurrency: int) -> Any:
     """--ray's games runner, with Ray started or joined now (a cluster nobody answers at is
     one line before any game); None without --ray."""
     if ray is None:
