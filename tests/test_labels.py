@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from gomoku.engine.game.labels import (LOSS, MAGIC, NO_SCORE, WIN, LabelWriter, no_cell, read_games,
-                                       scored_game)
+                                       scored_game, symmetric)
 from gomoku.tools.cli import main
 
 
@@ -34,6 +34,25 @@ def test_a_game_round_trips_at_four_bytes_a_position_on_15x15(tmp_path):
     assert (first.result, first.opening, first.rule) == (1, 2, 0)
     assert [first.result_for_mover(p) for p in (2, 3)] == [1, -1]
     assert (second.result, second.rule, second.scores.tolist()) == (-1, 2, [LOSS, 12])
+
+
+def test_the_eight_symmetries_map_moves_and_best_moves_and_keep_the_rest():
+    g = _game()
+    images = [symmetric(g, k) for k in range(8)]
+    assert images[0].moves.tolist() == g.moves.tolist()
+    assert len({im.moves.tobytes() for im in images}) == 8          # this game has no symmetry of its own
+    turned = images[1]                                                # a quarter turn: (x, y) -> (14 - y, x)
+    assert turned.moves.tolist()[4] == 0 * 15 + 14                   # the corner (0, 0) goes to (14, 0)
+    assert turned.moves.tolist()[2] == 7 * 15 + (14 - 8)             # (7, 8) -> (6, 7)
+    for im in images:
+        assert im.best.tolist()[:2] == [no_cell(15, 15)] * 2       # no best move stays none
+        assert (im.best[2:] == im.moves[2:]).all()
+        assert im.scores.tolist() == g.scores.tolist() and im.result == g.result
+    # four of a rectangle's, and a fifth is refused
+    r = scored_game(20, 10, 0, 1, [(0, 0), (19, 9)], 0, [1, 2])
+    assert symmetric(r, 3).moves.tolist() == [9 * 20 + 19, 0]
+    with pytest.raises(ValueError, match="symmetry 4"):
+        symmetric(r, 4)
 
 
 def test_boards_over_254_cells_take_two_bytes_a_cell(tmp_path):

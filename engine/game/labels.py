@@ -92,6 +92,37 @@ class ScoredGame:
                          self.scores.astype("<i2").tobytes()))
 
 
+def symmetric(game: ScoredGame, k: int) -> ScoredGame:
+    """The game under the k-th of the board's symmetries (0..7 on a square board: k & 3 quarter
+    turns, then a mirror when k & 4; 0..3 on a rectangle: identity, mirrors, half turn), the
+    one way the trainer multiplies a file's positions without storing them."""
+    w, h = game.width, game.height
+    square = w == h
+    if not 0 <= k < (8 if square else 4):
+        raise ValueError(f"symmetry {k} of a {w}x{h} board")
+    none = no_cell(w, h)
+    dt = game.moves.dtype
+
+    def image(cells: np.ndarray) -> np.ndarray:
+        c = cells.astype(np.int64)
+        x, y = c % w, c // w
+        if square:
+            for _ in range(k & 3):
+                x, y = w - 1 - y, x
+            if k & 4:
+                x = w - 1 - x
+        else:
+            if k & 1:
+                x = w - 1 - x
+            if k & 2:
+                y = h - 1 - y
+        out = y * w + x
+        return np.where(c == none, none, out).astype(dt)
+
+    return ScoredGame(w, h, game.rule, game.result, game.opening, image(game.moves), image(game.best),
+                      game.scores.copy())
+
+
 def scored_game(width: int, height: int, rule: int, winner: int, moves: Sequence[tuple[int, int]],
                 opening: int, scores: Sequence[Score]) -> ScoredGame:
     """The record of a played game: `winner` 0 (draw), 1 (black) or 2 (white); `scores[i]` what
@@ -190,4 +221,4 @@ class LabelWriter:
 
 
 __all__ = ["MAGIC", "WIN", "LOSS", "NO_SCORE", "ScoredGame", "scored_game", "read_games", "LabelWriter",
-           "score_code", "cell_dtype", "no_cell"]
+           "score_code", "cell_dtype", "no_cell", "symmetric"]
