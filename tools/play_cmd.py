@@ -22,6 +22,7 @@ from rich.markup import escape
 from gomoku.engine.game import records
 from gomoku.engine.game.size import MAX_SIZE as MAX_SIDE, MIN_SIZE as MIN_SIDE
 from gomoku.engine.game.rules import Rule
+from gomoku.engine.match.specs import kind_list
 from gomoku.tools.options import INTERRUPTED, board_option, output_path, rule_option
 
 DEFAULT_MOVE_TIME = 1.0
@@ -58,7 +59,8 @@ def _line_editing() -> None:
 @click.option("--time", "move_time", type=click.FloatRange(0, 3600), default=DEFAULT_MOVE_TIME, show_default=True,
               help="Engine thinking time per move, seconds (0 = instant).")
 @click.option("--opponent", default=None, metavar="SPEC",
-              help="Any player spec instead of the engine: classical[:LEVEL], random, brain:CMD, FILE.onnx ...")
+              help=f"Any player spec instead of the engine: {kind_list()} (gomoku match --help lists "
+                   "their keys).")
 @click.option("--hint-time", type=click.FloatRange(0, 600), default=1.0, show_default=True,
               help="Seconds the engine spends on a hint.")
 @click.option("--load", "load_path", type=click.Path(dir_okay=False), default=None,
