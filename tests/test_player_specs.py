@@ -81,3 +81,10 @@ def test_every_row_says_what_it_means():
         assert kind.positional is None or kind.positional in names, kind.name
         for row in kind.keys:
             assert row.help and (row.default is None or row.convert(row.default_text()) == row.default), row.name
+
+
+def test_the_kinds_that_sit_at_three_or_four_seats_come_from_the_table():
+    from gomoku.engine.match.nplayer import NPLAYER_KINDS
+    from gomoku.engine.match.specs import kind_list
+    assert set(NPLAYER_KINDS) == {"random", "pure-mcts", "onnx"}
+    assert "classical" not in kind_list(3) and "flat-mc[:N]" in kind_list(3) and "brain:COMMAND" in kind_list()

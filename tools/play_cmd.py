@@ -72,8 +72,8 @@ def _line_editing() -> None:
               help="Seats at the board; 3 is three-player Gobang (then --size defaults to 11, "
                    "saves are JSON records).")
 @click.option("--seats", "seats_text", default=None, metavar="SPEC,SPEC,...",
-              help="With --players 3: who sits where, in turn order: human or a player spec (pure-mcts:N, "
-                   "FILE.onnx, random); default human,pure-mcts:2000,pure-mcts:2000.")
+              help=f"With --players 3: who sits where, in turn order: human or a player spec ({kind_list(3)}; "
+                   "a net trained for that game); default human,pure-mcts:2000,pure-mcts:2000.")
 @click.option("--win", "win_length", type=click.IntRange(4, 5), default=5, show_default=True,
               help="With --players 3: stones in a row that win.")
 def play(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: Optional[int], move_time: float,

@@ -34,7 +34,8 @@ from typing import Any, Optional, Protocol
 
 from gomoku.engine.limits import Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.match.specs import BY_NAME as KIND_ROWS, BY_SPEC_KIND, SEARCH_KEYS, Kind, Value, kind_list, kind_named
+from gomoku.engine.match.specs import (BY_NAME as KIND_ROWS, BY_SPEC_KIND, SEARCH_KEYS, Kind, Value, kind_list,
+                                       kind_named)
 from gomoku.engine.search.params import Number, SearchParams, load_params
 
 

@@ -124,6 +124,7 @@ class Kind:
     positional: Optional[str] = None
     aliases: tuple[str, ...] = ()
     more: str = ""                       # a last help line: what the rows do not say
+    many_seats: bool = False             # sits at a board of three or four players too
 
     def key(self, name: str) -> Optional[Key]:
         """The row of `name`, or None when this kind has no such key."""
@@ -227,7 +228,7 @@ _RANDOM_NET_SEARCH = {"playouts": 400, "solver": False}
 KINDS: tuple[Kind, ...] = (
     Kind("random", "random[:SEED]", "uniform random legal moves (a floor to measure from)",
          (Key("seed", "int", "its seed (a match reseeds it every game)", unset="fresh randomness"),
-          _name("random")), "random", positional="seed"),
+          _name("random")), "random", positional="seed", many_seats=True),
     Kind("classical", "classical[:LEVEL]", "the alpha-beta engine",
          (Key("level", "int", "1 static one-ply choice, 2..5 searches of 2k, 20k, 100k, 400k nodes, 6 full "
                               "strength", unset="full strength"),
@@ -245,12 +246,13 @@ KINDS: tuple[Kind, ...] = (
           _name("classical-L3-d6-...")) + tuple(_param_key(p) for p in PARAMS),
          "classical", positional="level",
          more="NAME=VALUE: any search parameter (gomoku params lists them)"),
-    Kind("pure-mcts", "pure-mcts[:N]", "rollout MCTS", _pure_keys(_PURE, "pure-mcts-N"), "pure-mcts", positional="playouts",
-         aliases=("pure_mcts", "puremcts", "mcts")),
+    Kind("pure-mcts", "pure-mcts[:N]", "rollout MCTS", _pure_keys(_PURE, "pure-mcts-N"), "pure-mcts",
+         positional="playouts", aliases=("pure_mcts", "puremcts", "mcts"), many_seats=True),
     Kind("flat-mc", "flat-mc[:N]", "flat Monte Carlo (no tree below the root, the Fudan paper's), near the stones",
-         _pure_keys(_FLAT, "flat-mc-N"), "pure-mcts", positional="playouts", aliases=("flat_mc", "flatmc")),
+         _pure_keys(_FLAT, "flat-mc-N"), "pure-mcts", positional="playouts", aliases=("flat_mc", "flatmc"),
+         many_seats=True),
     Kind("onnx", "FILE.onnx[:N]", "a policy-value net with MCTS (gomoku train)", _NET_KEYS, "onnx",
-         positional="playouts"),
+         positional="playouts", many_seats=True),
     Kind("critic", "FILE.onnx", "an ADP critic (gomoku train --arch adp): one ply deep over the cells near "
                                 "the stones", (_threads(), _time(), _name("the file's name")), "onnx"),
     Kind("random-net", "random-net:arch=ARCH", "an untrained net (torch seed N) with MCTS",
@@ -267,6 +269,8 @@ BY_NAME: dict[str, Kind] = {k.name: k for k in KINDS}
 BY_SPEC_KIND: dict[str, Kind] = {"random": BY_NAME["random"], "classical": BY_NAME["classical"],
                                  "pure-mcts": BY_NAME["pure-mcts"], "onnx": BY_NAME["onnx"],
                                  "random-net": BY_NAME["random-net"], "brain": BY_NAME["brain"]}
+#: the PlayerSpec kinds that can sit at a board of three or four players
+MANY_SEAT_KINDS = tuple(dict.fromkeys(k.spec_kind for k in KINDS if k.many_seats))
 #: the search parameters among the classical keys
 SEARCH_KEYS = frozenset(p.name for p in PARAMS)
 
@@ -276,10 +280,10 @@ def kind_named(word: str) -> Optional[Kind]:
     return next((k for k in KINDS if word == k.name or word in k.aliases), None)
 
 
-def kind_list() -> str:
+def kind_list(seats: int = 2) -> str:
     """Every kind's usage in one line, what an error or a short help offers (an ADP critic is
-    spelt as any net is)."""
-    return _either(tuple(k.usage for k in KINDS if k.name != "critic"))
+    spelt as any net is); with `seats` above 2, the kinds that can sit at such a game."""
+    return _either(tuple(k.usage for k in KINDS if k.name != "critic" and (seats == 2 or k.many_seats)))
 
 
 # ----------------------------------------------------------------------------- help
