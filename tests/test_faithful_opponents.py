@@ -80,7 +80,7 @@ def test_tactics_default_is_one_and_sets_no_param():
 
 def test_the_spec_short_form_takes_tactics_after_the_playouts():
     spec = parse_spec("pure-mcts:5000,tactics=0")
-    assert spec.options == {"playouts": "5000", "tactics": "0"} and spec.name == "pure-mcts-5000-t0"
+    assert spec.options == {"playouts": 5000, "tactics": False} and spec.name == "pure-mcts-5000-t0"
     player = make_player(spec)
     assert player.config.tactics is False and player.config.playouts == 5000 and player.config.c_puct == 5.0
     assert make_player("pure-mcts:100").config.tactics is True

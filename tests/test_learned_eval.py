@@ -280,7 +280,7 @@ def test_the_policy_orders_moves_when_given_a_weight_and_specs_set_it(tmp_path) 
     save_evaluator(path, model.evaluator_weights(), model.arch, "freestyle")
     player = make_player(parse_spec(f"classical:nodes=500,eval={path},order=40"))
     assert player._thinker._learned[0].order_weight == 40
-    with pytest.raises(SpecError, match="order='x' is not a whole number"):
+    with pytest.raises(SpecError, match="order must be a number, got 'x'"):
         make_player(parse_spec(f"classical:eval={path},order=x"))
     with pytest.raises(SpecError, match="share=150 is not a percent"):
         make_player(parse_spec(f"classical:eval={path},share=150"))

@@ -145,7 +145,7 @@ def test_live_view_runs():
 @pytest.mark.parametrize("args,msg", [
     (["missing.onnx", "random"], "ONNX file not found"),
     (["BAD_ONNX", "random"], "not a usable ONNX model"),
-    (["pure-mcts:100,select=best", "random"], "select must be puct, ucb1 or plain"),
+    (["pure-mcts:100,select=best", "random"], "select must be puct, ucb1, plain or flat"),
     (["random", "brain:/no/such/pbrain"], "brain executable not found"),
     (["random", "DEAD_BRAIN"], "did not start"),
     (["random", "REFUSING_BRAIN"], "refused START 15"),

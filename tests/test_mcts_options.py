@@ -105,10 +105,10 @@ def test_move_noise_can_play_an_unvisited_move():
 def test_specs_for_flat_mc_and_move_noise():
     s = parse_spec("flat-mc:200")
     assert s.kind == "pure-mcts" and s.name == "flat-mc-200"
-    assert s.options["select"] == "flat" and s.options["radius"] == "2"
-    assert parse_spec("flat-mc:200,radius=1,seed=4").options["radius"] == "1"
+    assert s.options["select"] == "flat" and s.options["radius"] == 2
+    assert parse_spec("flat-mc:200,radius=1,seed=4").options["radius"] == 1
     assert parse_spec("pure-mcts:100,select=flat").options["select"] == "flat"
-    assert parse_spec("pure-mcts:100,temperature=1,move_noise=0.25").options["move_noise"] == "0.25"
+    assert parse_spec("pure-mcts:100,temperature=1,move_noise=0.25").options["move_noise"] == 0.25
     assert make_player("pure-mcts:100,draw=-0.3").config.draw_value == -0.3
     for bad in ("pure-mcts:100,move_noise=2", "flat-mc:100,select=puct", "pure-mcts:100,draw=-2"):
         with pytest.raises(SpecError):

@@ -194,3 +194,20 @@ def test_ladder_rungs_name_their_opponent() -> None:
     lines = ladder_table([{"generation": 3, "step": 60, "ladder": ev}])
     assert "pure-mcts:tactics=0,playouts=1000" in lines[1] and "beaten at step 60" in lines[1]
     assert "vs pure-mcts:tactics=0,playouts=1000: 8-2-0 beaten" in summary_line({"generation": 3, "ladder": ev})
+
+
+# -- one default per option ---------------------------------------------------------------------
+
+def test_every_option_that_sets_a_run_field_takes_the_fields_default():
+    """`gomoku train` and a RunConfig made in code (tests, studies) train alike unless told
+    otherwise: each option's default is its field's, and --arch's is the field's on the cpu."""
+    import dataclasses
+
+    from gomoku.tools.train_cmd import train
+    from gomoku.train.config import CUDA_ARCH, default_arch
+    fields = {f.name: f.default for f in dataclasses.fields(RunConfig) if f.default is not dataclasses.MISSING}
+    shared = [p for p in train.params if p.name in fields and p.name not in ("arch", "ray")]
+    assert len(shared) >= 40
+    for param in shared:
+        assert param.default == fields[param.name], param.name
+    assert default_arch("cpu") == RunConfig(width=9, height=9).arch == "b4c32" and default_arch("cuda") == CUDA_ARCH

@@ -26,6 +26,7 @@ from gomoku.engine.match.arena import (GameJob, GameResult, GameSettings, Match,
 from gomoku.engine.match.openings import (OpeningError, balanced_openings, book_openings, builtin_openings,
                                           check_openings, default_openings, load_openings)
 from gomoku.engine.match.players import PlayerError, SpecError, check_game_fit, match_board, parse_spec
+from gomoku.engine.match.specs import kinds_help
 from gomoku.engine.game.rules import Rule
 from gomoku.protocol.players import make_player
 from gomoku.tools.match_records import MatchRecords
@@ -127,7 +128,7 @@ class _View:
 
 # ----------------------------------------------------------------------------- command
 
-@click.command(name="match", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(name="match", context_settings={"help_option_names": ["-h", "--help"]}, epilog=kinds_help())
 @click.argument("players", nargs=-1, required=True, metavar="PLAYER_A PLAYER_B")
 @click.option("-n", "--games", type=click.IntRange(1), default=2, show_default=True, help="Number of games.")
 @rule_option()
@@ -215,11 +216,9 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
           name_b: Optional[str], progress: Optional[bool]) -> None:
     """Play PLAYER_A against PLAYER_B and report score, Elo difference, LOS and SPRT.
 
-    A player is: random | classical[:LEVEL] | classical:depth=N | classical:nodes=N |
-    classical:PARAM=VALUE,... or classical:params=FILE (search parameters: gomoku params) |
-    pure-mcts:N | FILE.onnx[:playouts=N,c_puct=C] | brain:COMMAND (a Piskvork brain).
     Each opening is played twice with colours swapped; the two games are one pair of the
-    report's Ptnml line and of the SPRT.
+    report's Ptnml line and of the SPRT. The players and what each takes are listed below
+    (the table in docs/players.md says what every key means).
     """
     if seat_count != 2:
         _run_nplayer(players, seat_count, games, rule, board, turn_time, playouts, win_length, tolerance, seed,

@@ -22,6 +22,7 @@ from rich.markup import escape
 from gomoku.engine.game import records
 from gomoku.engine.game.size import MAX_SIZE as MAX_SIDE, MIN_SIZE as MIN_SIDE
 from gomoku.engine.game.rules import Rule
+from gomoku.engine.match.specs import kind_list
 from gomoku.tools.options import INTERRUPTED, board_option, output_path, rule_option
 
 DEFAULT_MOVE_TIME = 1.0
@@ -58,7 +59,8 @@ def _line_editing() -> None:
 @click.option("--time", "move_time", type=click.FloatRange(0, 3600), default=DEFAULT_MOVE_TIME, show_default=True,
               help="Engine thinking time per move, seconds (0 = instant).")
 @click.option("--opponent", default=None, metavar="SPEC",
-              help="Any player spec instead of the engine: classical[:LEVEL], random, brain:CMD, FILE.onnx ...")
+              help=f"Any player spec instead of the engine: {kind_list()} (gomoku match --help lists "
+                   "their keys).")
 @click.option("--hint-time", type=click.FloatRange(0, 600), default=1.0, show_default=True,
               help="Seconds the engine spends on a hint.")
 @click.option("--load", "load_path", type=click.Path(dir_okay=False), default=None,
@@ -70,8 +72,8 @@ def _line_editing() -> None:
               help="Seats at the board; 3 is three-player Gobang (then --size defaults to 11, "
                    "saves are JSON records).")
 @click.option("--seats", "seats_text", default=None, metavar="SPEC,SPEC,...",
-              help="With --players 3: who sits where, in turn order: human or a player spec (pure-mcts:N, "
-                   "FILE.onnx, random); default human,pure-mcts:2000,pure-mcts:2000.")
+              help=f"With --players 3: who sits where, in turn order: human or a player spec ({kind_list(3)}; "
+                   "a net trained for that game); default human,pure-mcts:2000,pure-mcts:2000.")
 @click.option("--win", "win_length", type=click.IntRange(4, 5), default=5, show_default=True,
               help="With --players 3: stones in a row that win.")
 def play(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: Optional[int], move_time: float,

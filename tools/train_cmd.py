@@ -1,14 +1,46 @@
-"""`gomoku train`: AlphaZero self-play training (gomoku.train.loop); torch is imported only here, lazily."""
+"""`gomoku train`: AlphaZero self-play training (gomoku.train.loop); torch is imported only here, lazily.
+
+Every option that sets a field of the run's configuration (`gomoku.train.config.RunConfig`)
+takes its default from that field (`run_option`), so the command and a run made in code (a
+test, a study) train with the same settings unless told otherwise.
+"""
 from __future__ import annotations
 
+import dataclasses
+import functools
 import shlex
 import sys
-from typing import Any, Optional
+from typing import Any, Callable, Optional, TypeVar
 
 import click
 from click.core import ParameterSource
 
 from gomoku.tools.options import board_option, output_path, progress_option, rule_option
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@functools.lru_cache(maxsize=1)
+def run_defaults() -> dict[str, Any]:
+    """RunConfig's field defaults, the defaults of the options that set those fields (read in
+    a function, as tools reads the train room: gomoku.train.config itself needs no torch)."""
+    from gomoku.train.config import RunConfig
+    return {f.name: f.default for f in dataclasses.fields(RunConfig) if f.default is not dataclasses.MISSING}
+
+
+def run_option(*decls: str, **kw: Any) -> Callable[[_F], _F]:
+    """A click option that sets the RunConfig field it is named after (the declaration
+    without dashes, else the longest --name), with that field's default: a KeyError at
+    import when the names drift apart."""
+    plain = [d for d in decls if not d.startswith("-")]
+    field = plain[0] if plain else max((d for d in decls if d.startswith("--")), key=len)[2:].replace("-", "_")
+    return click.option(*decls, default=run_defaults()[field], **kw)
+
+
+def _arch_default() -> str:
+    """--arch's default as its help says it (train.config.default_arch decides)."""
+    from gomoku.train.config import default_arch
+    return f"{default_arch('cuda')} on cuda, {default_arch('cpu')} on cpu"
 
 
 def _run_arch(run_dir: str) -> Optional[str]:
@@ -118,9 +150,9 @@ def _train_adp(width: int, height: int, rule: list, run_dir: Optional[str], hour
 @board_option(default=None, required=True, help="Board size: N or WxH, sides 5..22.")
 @rule_option(several=True, help="freestyle, standard, renju, caro, caro5, or several comma-separated (one net "
                                 "for all: self-play alternates them; measured under the first).")
-@click.option("--win", "win_length", type=click.IntRange(3, 6), default=5, help="Stones in a row that win.")
-@click.option("--players", type=click.IntRange(2, 4), default=2,
-              help="Seats at the board: 3 or 4 train a net for multi-player Gobang.")
+@run_option("--win", "win_length", type=click.IntRange(3, 6), help="Stones in a row that win.")
+@run_option("--players", type=click.IntRange(2, 4),
+            help="Seats at the board: 3 or 4 train a net for multi-player Gobang.")
 @click.option("--run", "run_dir", default=None,
               help="Run folder, made if missing; an existing run resumes [default: runs/<W>x<H>-<rule> in the "
                    "current folder].")
@@ -129,7 +161,7 @@ def _train_adp(width: int, height: int, rule: list, run_dir: Optional[str], hour
                    "whose games after --bootstrap are the alpha-beta's with it (--bootstrap-nodes per move); "
                    "or the Fudan paper's learning agents, adp, adp-er (with experience replay) and dqn (its "
                    "Q-learning trial), TD-trained critics played one ply deep "
-                   "[default: b6c64 on cuda, b4c32 on cpu].")
+                   f"[default: {_arch_default()}].")
 @click.option("--features", type=click.Choice(["30", "274"]), default="30",
               help="adp, adp-er, dqn: the critic's pattern features, the Fudan paper's 30 or Zhao's 274 "
                    "(docs/train.md).")
@@ -148,94 +180,95 @@ def _train_adp(width: int, height: int, rule: list, run_dir: Optional[str], hour
 @click.option("--hours", type=float, default=None, help="Stop after this much work (over all resumes).")
 @click.option("--generations", type=click.IntRange(0), default=None,
               help="Stop when this many generations are done (0: only create the run, with --init/--distil).")
-@click.option("--games-per-gen", type=click.IntRange(1), default=64, help="Self-play games per generation.")
-@click.option("--playouts", type=click.IntRange(2), default=400, help="Self-play playouts per full search.")
-@click.option("--c-puct", type=click.FloatRange(0.0, min_open=True), default=2.5,
-              help="Exploration constant of self-play's search, and of the run's nets in gating and the ladder.")
-@click.option("--select", type=click.Choice(["puct", "ucb1", "plain"]), default="puct",
-              help="Selection rule of those searches: puct (AlphaZero), ucb1 (the Columbia paper's UCB1, "
-                   "Q + c sqrt(ln N / n), no prior) or plain (its modified rule, Q + P / (1 + n), no c).")
-@click.option("--dirichlet-eps", type=click.FloatRange(0.0, 1.0), default=0.25,
-              help="Share of Dirichlet noise in the priors at the root of self-play's full searches.")
-@click.option("--dirichlet-alpha", type=click.FloatRange(0.0), default=0.0,
-              help="Concentration of that noise and of --move-noise (0: 10 / cells on the board).")
-@click.option("--move-noise", type=click.FloatRange(0.0, 1.0), default=0.0,
-              help="Share of Dirichlet noise mixed into self-play's move distribution after the search (the "
-                   "UCAS Gobang paper's exploration; the policy target stays the visits). 0: off.")
-@click.option("--temperature-moves", type=click.IntRange(0), default=0,
-              help="Self-play moves sampled in proportion to visits before it plays the most visited "
-                   "(0: a sixth of the cells).")
-@click.option("--parallel-games", type=click.IntRange(1), default=32,
-              help="Games one worker searches together (one net batch); also the chunk size on disk.")
-@click.option("--full-search-prob", type=click.FloatRange(0.0, 1.0), default=0.25,
-              help="Playout cap randomisation: share of moves searched fully and recorded.")
-@click.option("--opening-stones", type=click.IntRange(0, 8), default=0,
-              help="Start each self-play game from 0..N random stones in the central 5x5 square (not trained "
-                   "on): more varied, more decisive games once the net has learnt to block.")
-@click.option("--draw-value", type=click.FloatRange(-1.0, 0.0), default=0.0,
-              help="What self-play's search counts a draw as, for both sides (-1..0). Below 0 each side "
-                   "plays for a win where the net sees a draw; the value targets stay the real outcome.")
-@click.option("--resign", "resign_threshold", type=click.FloatRange(0.0, 1.0), default=0.0,
-              help="Resign below this value (0: never); 10 % of games never resign, to check it.")
-@click.option("--bootstrap", "bootstrap_generations", type=click.IntRange(0), default=0,
-              help="First generations from classical-engine games (2 players, five in a row).")
-@click.option("--bootstrap-nodes", type=click.IntRange(100), default=2000,
-              help="Alpha-beta nodes per move in the classical-engine games of --bootstrap (and, for mixF, "
-                   "in every generation's games).")
-@click.option("--batch", "batch_size", type=click.IntRange(1), default=512, help="Positions per training update.")
-@click.option("--updates", "updates_per_gen", type=click.IntRange(1), default=20,
-              help="Training updates per generation: each draws one --batch and takes up to 5 optimiser "
-                   "steps on it; the view's 'step' counts optimiser steps over the whole run.")
-@click.option("--lr-schedule", type=click.Choice(["kl", "plateau", "constant"]), default="kl",
-              help="Learning-rate multiplier: kl (raised or lowered by 1.5 per update to keep the policy's "
-                   "KL near --kl-target, halfway back to 1x each generation), plateau (halved after "
-                   "--plateau-patience generations without a better loss, the UCAS Gobang paper) or constant.")
-@click.option("--kl-target", type=click.FloatRange(0.0, min_open=True), default=0.02,
-              help="--lr-schedule kl: the policy's KL divergence per update the multiplier aims at.")
-@click.option("--plateau-patience", type=click.IntRange(1), default=3,
-              help="--lr-schedule plateau: generations whose mean loss is not 1 % below the best before the "
-                   "rate halves.")
-@click.option("--window", type=click.IntRange(1), default=50_000, help="Positions in the replay window.")
-@click.option("--eval-games", type=click.IntRange(0), default=20,
-              help="Gating games against the best net (0: always replace; 3-4 players: whole cycles of 2 x players).")
-@click.option("--eval-playouts", type=click.IntRange(2), default=200,
-              help="Playouts per move in the gating games.")
-@click.option("--gate", type=click.FloatRange(0.0, 1.0), default=0.55, help="Score to replace the best net (0: always).")
-@click.option("--ladder-games", type=click.IntRange(0), default=10,
-              help="Games against pure MCTS per generation (3-4 players: rounded up to whole cycles of 2 x players).")
-@click.option("--ladder-opponent", default="pure-mcts", metavar="SPEC",
-              help="The ladder's opponent as a player spec; each rung appends playouts=N "
-                   "('pure-mcts:tactics=0': AlphaZero_Gomoku's mcts_pure, as the UCAS Gobang paper's ladder).")
-@click.option("--classical-games", type=click.IntRange(0), default=10,
-              help="Games against the classical engine's next level (1..5) per generation.")
-@click.option("--ladder-start", type=click.IntRange(1), default=1000,
-              help="Pure-MCTS playouts of the ladder's first rung; each rung beaten adds as many.")
-@click.option("--dynamic-playouts", type=click.IntRange(0), default=0,
-              help="Raise self-play playouts by this when the ladder stalls (as the three-player paper does).")
-@click.option("--stall-generations", type=click.IntRange(1), default=5,
-              help="Generations without a new ladder rung before --dynamic-playouts raises the playouts.")
-@click.option("--workers", type=click.IntRange(0), default=0,
-              help="Self-play processes, or Ray actors with --ray (0: one per core; a cluster's CPUs).")
-@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu",
-              help="Where torch trains (cuda needs a CUDA build of torch); self-play runs onnxruntime.")
-@click.option("--init", "init", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Start from this checkpoint's weights (new runs only).")
-@click.option("--distil", type=click.Path(exists=True, file_okay=False), default=None, metavar="RUN",
-              help="New runs only: first train the new net on this run folder's newest --window positions "
-                   "(copied into the new run), so a larger --arch starts where a smaller run got to.")
-@click.option("--distil-updates", type=click.IntRange(1), default=2000, help="Training updates of --distil.")
+@run_option("--games-per-gen", type=click.IntRange(1), help="Self-play games per generation.")
+@run_option("--playouts", type=click.IntRange(2), help="Self-play playouts per full search.")
+@run_option("--c-puct", type=click.FloatRange(0.0, min_open=True),
+            help="Exploration constant of self-play's search, and of the run's nets in gating and the ladder.")
+@run_option("--select", type=click.Choice(["puct", "ucb1", "plain"]),
+            help="Selection rule of those searches: puct (AlphaZero), ucb1 (the Columbia paper's UCB1, "
+                 "Q + c sqrt(ln N / n), no prior) or plain (its modified rule, Q + P / (1 + n), no c).")
+@run_option("--dirichlet-eps", type=click.FloatRange(0.0, 1.0),
+            help="Share of Dirichlet noise in the priors at the root of self-play's full searches.")
+@run_option("--dirichlet-alpha", type=click.FloatRange(0.0),
+            help="Concentration of that noise and of --move-noise (0: 10 / cells on the board).")
+@run_option("--move-noise", type=click.FloatRange(0.0, 1.0),
+            help="Share of Dirichlet noise mixed into self-play's move distribution after the search (the "
+                 "UCAS Gobang paper's exploration; the policy target stays the visits). 0: off.")
+@run_option("--temperature-moves", type=click.IntRange(0),
+            help="Self-play moves sampled in proportion to visits before it plays the most visited "
+                 "(0: a sixth of the cells).")
+@run_option("--parallel-games", type=click.IntRange(1),
+            help="Games one worker searches together (one net batch); also the chunk size on disk.")
+@run_option("--full-search-prob", type=click.FloatRange(0.0, 1.0),
+            help="Playout cap randomisation: share of moves searched fully and recorded.")
+@run_option("--opening-stones", type=click.IntRange(0, 8),
+            help="Start each self-play game from 0..N random stones in the central 5x5 square (not trained "
+                 "on): more varied, more decisive games once the net has learnt to block.")
+@run_option("--draw-value", type=click.FloatRange(-1.0, 0.0),
+            help="What self-play's search counts a draw as, for both sides (-1..0). Below 0 each side "
+                 "plays for a win where the net sees a draw; the value targets stay the real outcome.")
+@run_option("--resign", "resign_threshold", type=click.FloatRange(0.0, 1.0),
+            help="Resign below this value (0: never); 10 % of games never resign, to check it.")
+@run_option("--bootstrap", "bootstrap_generations", type=click.IntRange(0),
+            help="First generations from classical-engine games (2 players, five in a row).")
+@run_option("--bootstrap-nodes", type=click.IntRange(100),
+            help="Alpha-beta nodes per move in the classical-engine games of --bootstrap (and, for mixF, "
+                 "in every generation's games).")
+@run_option("--batch", "batch_size", type=click.IntRange(1), help="Positions per training update.")
+@run_option("--updates", "updates_per_gen", type=click.IntRange(1),
+            help="Training updates per generation: each draws one --batch and takes up to "
+                 f"{run_defaults()['epochs']} optimiser steps on it; the view's 'step' counts optimiser steps "
+                 "over the whole run.")
+@run_option("--lr-schedule", type=click.Choice(["kl", "plateau", "constant"]),
+            help="Learning-rate multiplier: kl (raised or lowered by 1.5 per update to keep the policy's "
+                 "KL near --kl-target, halfway back to 1x each generation), plateau (halved after "
+                 "--plateau-patience generations without a better loss, the UCAS Gobang paper) or constant.")
+@run_option("--kl-target", type=click.FloatRange(0.0, min_open=True),
+            help="--lr-schedule kl: the policy's KL divergence per update the multiplier aims at.")
+@run_option("--plateau-patience", type=click.IntRange(1),
+            help="--lr-schedule plateau: generations whose mean loss is not 1 % below the best before the "
+                 "rate halves.")
+@run_option("--window", type=click.IntRange(1), help="Positions in the replay window.")
+@run_option("--eval-games", type=click.IntRange(0),
+            help="Gating games against the best net (0: always replace; 3-4 players: whole cycles of 2 x players).")
+@run_option("--eval-playouts", type=click.IntRange(2),
+            help="Playouts per move in the gating games.")
+@run_option("--gate", type=click.FloatRange(0.0, 1.0), help="Score to replace the best net (0: always).")
+@run_option("--ladder-games", type=click.IntRange(0),
+            help="Games against pure MCTS per generation (3-4 players: rounded up to whole cycles of 2 x players).")
+@run_option("--ladder-opponent", metavar="SPEC",
+            help="The ladder's opponent as a player spec; each rung appends playouts=N "
+                 "('pure-mcts:tactics=0': AlphaZero_Gomoku's mcts_pure, as the UCAS Gobang paper's ladder).")
+@run_option("--classical-games", type=click.IntRange(0),
+            help="Games against the classical engine's next level (1..5) per generation.")
+@run_option("--ladder-start", type=click.IntRange(1),
+            help="Pure-MCTS playouts of the ladder's first rung; each rung beaten adds as many.")
+@run_option("--dynamic-playouts", type=click.IntRange(0),
+            help="Raise self-play playouts by this when the ladder stalls (as the three-player paper does).")
+@run_option("--stall-generations", type=click.IntRange(1),
+            help="Generations without a new ladder rung before --dynamic-playouts raises the playouts.")
+@run_option("--workers", type=click.IntRange(0),
+            help="Self-play processes, or Ray actors with --ray (0: one per core; a cluster's CPUs).")
+@run_option("--device", type=click.Choice(["cpu", "cuda"]),
+            help="Where torch trains (cuda needs a CUDA build of torch); self-play runs onnxruntime.")
+@run_option("--init", "init", type=click.Path(exists=True, dir_okay=False),
+            help="Start from this checkpoint's weights (new runs only).")
+@run_option("--distil", type=click.Path(exists=True, file_okay=False), metavar="RUN",
+            help="New runs only: first train the new net on this run folder's newest --window positions "
+                 "(copied into the new run), so a larger --arch starts where a smaller run got to.")
+@run_option("--distil-updates", type=click.IntRange(1), help="Training updates of --distil.")
 @click.option("--scores", multiple=True, type=click.Path(exists=True, dir_okay=False), metavar="FILE",
               help="Positions a stronger engine scored (`gomoku tune --scores` files, of the run's rule and "
                    "size; repeatable): a batch of them joins every update as soft value targets. New runs only.")
-@click.option("--scores-batch", type=click.IntRange(1), default=256, help="Scored positions per update.")
-@click.option("--scores-holdout", type=click.FloatRange(0.0, 0.5), default=0.1, show_default=True,
-              help="Share of the scored games (whole games) kept out of training: each generation reports the "
-                   "value head's loss on them beside the tables'.")
-@click.option("--scores-decided-weight", type=click.FloatRange(0.0, 1.0), default=1.0, show_default=True,
-              help="How often a scored position the teacher announces as won or lost (P 1 or 0) is drawn, "
-                   "against a quiet one: below 1 trains the value head more on the positions a search cannot "
-                   "settle with its threat solvers.")
-@click.option("--seed", type=int, default=1, help="Seed of self-play, sampling and initial weights.")
+@run_option("--scores-batch", type=click.IntRange(1), help="Scored positions per update.")
+@run_option("--scores-holdout", type=click.FloatRange(0.0, 0.5), show_default=True,
+            help="Share of the scored games (whole games) kept out of training: each generation reports the "
+                 "value head's loss on them beside the tables'.")
+@run_option("--scores-decided-weight", type=click.FloatRange(0.0, 1.0), show_default=True,
+            help="How often a scored position the teacher announces as won or lost (P 1 or 0) is drawn, "
+                 "against a quiet one: below 1 trains the value head more on the positions a search cannot "
+                 "settle with its threat solvers.")
+@run_option("--seed", type=int, help="Seed of self-play, sampling and initial weights.")
 @click.option("--ray", default=None, metavar="ADDRESS|local",
               help="Self-play on Ray actors: 'local' starts Ray on this machine with --workers CPUs; an "
                    "address (host:port, ray://host:10001) joins a cluster whose nodes have this gomoku "
@@ -265,7 +298,7 @@ def train(board: tuple[int, int], rule: list, run_dir: Optional[str], hours: Opt
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     try:
-        from gomoku.train.config import RunConfig, RunError
+        from gomoku.train.config import RunConfig, RunError, default_arch
         from gomoku.train.checkpoint import CheckpointError
         from gomoku.train.export import ExportError
         from gomoku.train.models import ArchError, sized_arch
@@ -278,7 +311,7 @@ def train(board: tuple[int, int], rule: list, run_dir: Optional[str], hours: Opt
         run_dir = run_dir or f"runs/{width}x{height}-{'-'.join(rules)}"
         output_path(run_dir, "--run", folder=True)
         if arch_opt is None:        # resuming without --arch keeps the run's architecture
-            arch_opt = _run_arch(run_dir) or ("b6c64" if opts["device"] == "cuda" else "b4c32")
+            arch_opt = _run_arch(run_dir) or default_arch(opts["device"])
         arch = sized_arch(arch_opt, width, height)
     except ArchError as exc:
         raise click.ClickException(str(exc)) from None

@@ -32,7 +32,7 @@ class RunConfig:
     rule: str = "freestyle"            # or several, comma-separated: self-play alternates them
     win_length: int = 5
     players: int = 2
-    arch: str = "b6c64"
+    arch: str = "b4c32"                 # on the cpu; CUDA_ARCH where torch trains on a GPU (default_arch)
     seed: int = 1
     # self-play
     games_per_gen: int = 64
@@ -134,6 +134,15 @@ class RunConfig:
             return cls(**{k: v for k, v in data.items() if k in names})
         except (OSError, ValueError, TypeError) as exc:
             raise RunError(f"{path}: unreadable run configuration ({exc})") from None
+
+
+#: the architecture a new run trains on cuda when none is named (a larger net a GPU trains in time)
+CUDA_ARCH = "b6c64"
+
+
+def default_arch(device: str) -> str:
+    """The architecture of a new run that names none: RunConfig.arch, or CUDA_ARCH on cuda."""
+    return CUDA_ARCH if device == "cuda" else RunConfig.arch
 
 
 @dataclass

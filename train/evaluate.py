@@ -257,5 +257,5 @@ def check_ladder_opponent(opponent: str, playouts: int) -> None:
         raise ValueError(f"--ladder-opponent {opponent!r}: {exc}") from None
     if "playouts" in bare.options:
         raise ValueError(f"--ladder-opponent {opponent!r}: leave playouts out (each rung of the ladder sets them)")
-    if parsed.options.get("playouts") != str(playouts):
+    if parsed.options.get("playouts") != playouts:
         raise ValueError(f"--ladder-opponent {opponent!r}: this player takes no playouts, so it cannot be a ladder")

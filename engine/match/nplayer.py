@@ -34,11 +34,13 @@ from gomoku.engine.game.seats import Game, NBoardError, SeatBoard
 from gomoku.engine.limits import Limit, Player
 from gomoku.engine.match.openings import Opening
 from gomoku.engine.match.players import PlayerSpec, SpecError, make_player, parse_spec
+from gomoku.engine.match.specs import MANY_SEAT_KINDS
 from gomoku.engine.match.referee import SeatWords, referee
 
 WIN_POINTS, DRAW_POINTS, LOSS_POINTS = 3, 1, 0
-#: player kinds that can sit at an n-player board (the classical engine and brains know two colours)
-NPLAYER_KINDS = ("pure-mcts", "onnx", "random")
+#: player kinds that can sit at an n-player board (the classical engine and brains know two
+#: colours): the spec table's (engine.match.specs)
+NPLAYER_KINDS = MANY_SEAT_KINDS
 
 
 @dataclass(frozen=True)

@@ -1,39 +1,22 @@
 """Player specs on the command line -> Player objects, and the errors a referee tells apart.
 
 One grammar for every kind of player, so `gomoku match`, `gomoku play` and training all
-name opponents the same way::
+name opponents the same way: `KIND[:KEY=VALUE,...]`, the first value may come without its
+key (`classical:3`, `pure-mcts:500`, `net.onnx:800`), `brain:COMMAND` for an external
+Piskvork brain. The kinds and their keys (type, range, default, meaning) are one table,
+`engine.match.specs.KINDS`; docs/players.md and `gomoku match --help` are rendered from it.
 
-    random[:seed=N]                       uniform random legal moves (a floor to measure from)
-    classical[:LEVEL]                     the alpha-beta engine at a level
-    classical:depth=N | classical:nodes=N [,level=L]
-    classical:tables=FILE                 ... with the evaluation tables of FILE (`gomoku tune --out`)
-    classical:NAME=VALUE,...              ... with search parameters changed (`gomoku params` lists them)
-    classical:params=FILE                 ... with the search parameters of a JSON file (NAME=VALUE after it wins)
-    classical:tss=0                       ... without threat-space search (no VCF / VCT probes at
-                                          the root, no VCF at the leaves): the Fudan paper's Minimax
-    classical:eval=FILE[,order=W,share=P] ... with a learned evaluator (NAME.eval.npz, or the NAME.onnx
-                                          it was exported beside) under the rule it was trained for;
-                                          W: its policy's weight in move ordering, P: the percent of
-                                          the leaf value it gives, the tables the rest (defaults: the file's)
-    pure-mcts:N | pure-mcts:playouts=N[,c_puct=C]      rollout MCTS
-    pure-mcts:N,tactics=0                 ... as AlphaZero_Gomoku's mcts_pure: no exact win or block
-    flat-mc:N[,radius=R,seed=S]                        flat Monte Carlo (no tree below the root)
-    PATH.onnx[:playouts=N,c_puct=C,move_noise=E,draw=D,...]   neural MCTS
-    PATH.onnx                             an ADP critic (`gomoku train --arch adp`): one ply deep over
-                                          the cells near the stones (engine.net.critic)
-    random-net:arch=ARCH[,seed=N,playouts=P,...]   an untrained net (torch seed N) with MCTS
-    brain:COMMAND                         an external Piskvork brain (COMMAND is split like a shell)
+A parsed `PlayerSpec` carries typed values (`options`: what the spec gave; `value(key)`:
+that, or the kind's default). The keys `time`, `nodes`, `depth` and `playouts` end up in
+`PlayerSpec.limit_overrides`, which the match runner merges into the Limit it passes to
+that player, so one match can give two players different budgets.
 
-Options every in-process kind accepts after the colon, comma separated: `name=TEXT`,
-`time=SECONDS` (per-move time for this player only), `nodes=N`, `depth=N`, `playouts=N`.
-They end up in `PlayerSpec.limit_overrides`, which the match runner merges into the Limit it
-passes to that player, so one match can give two players different budgets.
-
-`parse_spec` validates without creating anything (cheap, runs in the parent process);
-`make_player` creates an in-process player (runs in whatever process will play the games).
-External brains are started by `gomoku.protocol.players.make_player`, which handles `brain:`
-and hands every other kind to this one: the engine never imports the protocol layer, and the
-match runner takes the factory it should use as a setting (`GameSettings.factory`).
+`parse_spec` validates without creating anything (cheap, runs in the parent process: files a
+spec names are read once there, so a bad one fails before any game); `make_player` creates
+an in-process player (runs in whatever process will play the games). External brains are
+started by `gomoku.protocol.players.make_player`, which handles `brain:` and hands every
+other kind to this one: the engine never imports the protocol layer, and the match runner
+takes the factory it should use as a setting (`GameSettings.factory`).
 
 The error classes live here (not in protocol/) because the referee in `engine.match.arena`
 must tell a crash from a time forfeit without importing the protocol client.
@@ -51,7 +34,9 @@ from typing import Any, Optional, Protocol
 
 from gomoku.engine.limits import Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.search.params import BY_NAME as SEARCH_PARAMS, SearchParams, load_params
+from gomoku.engine.match.specs import (BY_NAME as KIND_ROWS, BY_SPEC_KIND, SEARCH_KEYS, Kind, Value, kind_list,
+                                       kind_named)
+from gomoku.engine.search.params import Number, SearchParams, load_params
 
 
 # ----------------------------------------------------------------------------- errors
@@ -109,49 +94,53 @@ class RandomPlayer:
 
 # ----------------------------------------------------------------------------- specs
 
-_LIMIT_KEYS = {"time": float, "nodes": int, "depth": int, "playouts": int}
-_KIND_KEYS = {
-    "random": {"seed", "name"},
-    "classical": {"level", "depth", "nodes", "time", "name", "tables", "eval", "order", "share", "params", "tss"}
-    | set(SEARCH_PARAMS),
-    "pure-mcts": {"playouts", "c_puct", "time", "nodes", "name", "seed", "select", "radius", "temperature",
-                  "move_noise", "draw", "tactics"},
-    "onnx": {"playouts", "c_puct", "time", "nodes", "name", "temperature", "batch", "seed", "select", "radius",
-             "threads", "fpu", "solver", "move_noise", "draw"},
-}
-# seed: the net's torch seed (a match seeds the search of each game itself)
-_KIND_KEYS["random-net"] = _KIND_KEYS["onnx"] | {"arch"}
-
-
 @dataclass(frozen=True)
 class PlayerSpec:
-    """A parsed player spec. `text` is what the user typed and what worker processes get."""
+    """A parsed player spec. `text` is what the user typed and what worker processes get;
+    `options` the typed values it gave (flat-mc's own select and radius among them)."""
     kind: str                       # random | classical | pure-mcts | onnx | random-net | brain
     text: str
     name: str
     arg: Optional[str] = None       # brain command line or .onnx path
-    options: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Value] = field(default_factory=dict)
     eval_rule: Optional[str] = None  # the rule a classical spec's learned evaluator was trained for
+
+    def value(self, key: str) -> Optional[Value]:
+        """The spec's value of `key`, or its kind's default (engine.match.specs); None when
+        neither says."""
+        return self.options[key] if key in self.options else BY_SPEC_KIND[self.kind].default(key)
+
+    def whole(self, key: str) -> Optional[int]:
+        """`value(key)` of a whole-number key."""
+        v = self.value(key)
+        return None if v is None else int(v)
+
+    def flag(self, key: str) -> bool:
+        """`value(key)` of a switch (0/1) or on/off key."""
+        return bool(self.value(key))
+
+    def path(self, key: str) -> Optional[str]:
+        """`value(key)` of a text or file key."""
+        v = self.value(key)
+        return None if v is None else str(v)
 
     @property
     def limit_overrides(self) -> dict[str, Any]:
-        """Per-player Limit fields from the spec (`time` -> turn_time)."""
-        out: dict[str, Any] = {}
-        for key, conv in _LIMIT_KEYS.items():
-            if key in self.options:
-                out["turn_time" if key == "time" else key] = conv(self.options[key])
-        return out
+        """Per-player Limit fields from the spec (`time` -> turn_time): the keys whose row
+        names a Limit field."""
+        return {row.limit: self.options[row.name] for row in BY_SPEC_KIND[self.kind].keys
+                if row.limit and row.name in self.options}
 
     @property
     def search_params(self) -> SearchParams:
         """A classical spec's search parameters: the `params=FILE`'s, then the spec's own
         NAME=VALUE over them (the defaults for the rest)."""
-        values: dict[str, Any] = {}
+        values: dict[str, Number] = {}
         if "params" in self.options:
-            values.update(_load_params(self.options["params"], self.text))
-        if self.options.get("tss") == "0":
+            values.update(_load_params(str(self.options["params"]), self.text))
+        if self.options.get("tss") is False:
             values["leaf_vcf"] = 0          # the leaves' VCF is threat-space search too
-        values.update({k: v for k, v in self.options.items() if k in SEARCH_PARAMS})
+        values.update({k: v for k, v in self.options.items() if k in SEARCH_KEYS and not isinstance(v, str)})
         return SearchParams(values)
 
     def limit_for(self, base: Limit) -> Limit:
@@ -169,53 +158,35 @@ class PlayerSpec:
         return Limit(**fields)
 
 
-def _parse_options(kind: str, text: str, body: str, positional: Optional[str]) -> dict[str, str]:
-    opts: dict[str, str] = {}
-    if not body:
-        return opts
-    for i, part in enumerate(p.strip() for p in body.split(",")):
+def _parse_options(kind: Kind, text: str, body: str) -> dict[str, Value]:
+    """The typed values of a spec's `key=value,...` (the first may be a bare value: the
+    kind's positional key), converted and range-checked by the kind's rows; SpecError with
+    one line for a key the kind does not take or a value its row refuses."""
+    raw: dict[str, str] = {}
+    for i, part in enumerate(p.strip() for p in body.split(",") if body):
         if not part:
             continue
         if "=" not in part:
-            if i == 0 and positional:
-                opts[positional] = part
+            if i == 0 and kind.positional:
+                raw[kind.positional] = part
                 continue
             raise SpecError(f"player spec {text!r}: expected key=value, got {part!r}")
         key, value = (s.strip() for s in part.split("=", 1))
         key = key.lower().replace("-", "_")
-        if key not in _KIND_KEYS[kind]:
-            allowed = ", ".join(sorted(_KIND_KEYS[kind] - set(SEARCH_PARAMS)))
-            if kind == "classical":
+        if kind.key(key) is None:
+            allowed = ", ".join(sorted(k.name for k in kind.keys if k.name not in SEARCH_KEYS))
+            if any(k.name in SEARCH_KEYS for k in kind.keys):
                 allowed += " or a search parameter (gomoku params lists them)"
-            raise SpecError(f"player spec {text!r}: unknown option {key!r} for {kind} (use {allowed})")
-        opts[key] = value
-    for key, value in opts.items():
-        if kind == "classical" and key in SEARCH_PARAMS:
-            try:
-                SEARCH_PARAMS[key].convert(value)
-            except ValueError as exc:
-                raise SpecError(f"player spec {text!r}: {exc}") from None
-            continue
-        conv = {"seed": int, "level": int, "depth": int, "nodes": int, "playouts": int, "batch": int,
-                "time": float, "c_puct": float, "temperature": float, "radius": int, "threads": int,
-                "fpu": float, "move_noise": float, "draw": float, "tactics": int, "tss": int}.get(key)
-        if conv is None:
-            continue
+            raise SpecError(f"player spec {text!r}: unknown option {key!r} for {kind.name} (use {allowed})")
+        raw[key] = value
+    opts: dict[str, Value] = {}
+    for key, value in raw.items():
+        row = kind.key(key)
+        assert row is not None
         try:
-            num = conv(value)
-        except ValueError:
-            raise SpecError(f"player spec {text!r}: {key} must be a number, got {value!r}") from None
-        if key in ("time", "c_puct", "temperature", "radius", "fpu", "move_noise") and num < 0 \
-                or key in ("depth", "nodes", "playouts", "batch", "threads") and num <= 0 or key == "radius" and num > 5 \
-                or key == "move_noise" and num > 1 or key == "draw" and not -1 <= num <= 1 \
-                or key in ("tactics", "tss") and num not in (0, 1):
-            raise SpecError(f"player spec {text!r}: {key}={value} is out of range")
-    if opts.get("select", "puct") not in ("puct", "ucb1", "plain") and not (kind == "pure-mcts"
-                                                                           and opts["select"] == "flat"):
-        extra = " (or flat: no tree below the root)" if kind == "pure-mcts" else ""
-        raise SpecError(f"player spec {text!r}: select must be puct, ucb1 or plain{extra}")
-    if opts.get("solver", "on") not in ("on", "off"):
-        raise SpecError(f"player spec {text!r}: solver must be on or off")
+            opts[key] = row.convert(value)
+        except ValueError as exc:
+            raise SpecError(f"player spec {text!r}: {exc}") from None
     return opts
 
 
@@ -271,84 +242,87 @@ def parse_spec(text: str) -> PlayerSpec:
     onnx_at = low.find(".onnx")
     if onnx_at >= 0 and (len(low) == onnx_at + 5 or low[onnx_at + 5] == ":"):
         path = raw[:onnx_at + 5]
-        body = raw[onnx_at + 6:]
-        opts = _parse_options("onnx", raw, body, "playouts")
+        opts = _parse_options(KIND_ROWS["onnx"], raw, raw[onnx_at + 6:])
         p = Path(path).expanduser()
         if not p.is_file():
             raise SpecError(f"ONNX file not found: {path}")
         if not os.access(p, os.R_OK):
             raise SpecError(f"ONNX file is not readable: {path}")
-        return PlayerSpec("onnx", raw, opts.get("name", p.stem), arg=str(p), options=opts)
-    kind, _, body = raw.partition(":")
-    kind = kind.strip().lower()
-    if kind in ("pure-mcts", "pure_mcts", "puremcts", "mcts"):
-        opts = _parse_options("pure-mcts", raw, body, "playouts")
-        name = opts.get("name", f"pure-mcts-{opts['playouts']}" if "playouts" in opts else "pure-mcts")
-        if "name" not in opts and opts.get("tactics") == "0":
-            name += "-t0"
-        return PlayerSpec("pure-mcts", raw, name, options=opts)
-    if kind in ("random-net", "random_net", "randomnet"):
+        return PlayerSpec("onnx", raw, str(opts.get("name", p.stem)), arg=str(p), options=opts)
+    word, _, body = raw.partition(":")
+    kind = kind_named(word.strip().lower())
+    if kind is None or kind.name in ("onnx", "critic", "brain"):
+        raise SpecError(f"unknown player {raw!r}: use {kind_list()}")
+    if kind.name == "random-net":
         return _parse_random_net(raw, body)
-    if kind in ("flat-mc", "flat_mc", "flatmc"):
-        # the Fudan threat-space-search paper's flat Monte Carlo: pure-mcts with no tree below the root, near the stones
-        opts = _parse_options("pure-mcts", raw, body, "playouts")
-        if opts.setdefault("select", "flat") != "flat":
-            raise SpecError(f"player spec {raw!r}: flat-mc searches flat; use pure-mcts for select={opts['select']}")
-        opts.setdefault("radius", "2")
-        name = opts.get("name", f"flat-mc-{opts['playouts']}" if "playouts" in opts else "flat-mc")
-        return PlayerSpec("pure-mcts", raw, name, options=opts)
-    if kind == "random":
-        opts = _parse_options("random", raw, body, "seed")
-        return PlayerSpec("random", raw, opts.get("name", "random"), options=opts)
-    if kind == "classical":
-        opts = _parse_options("classical", raw, body, "level")
-        if "name" in opts:
-            name = opts["name"]
-        else:
-            parts = ["classical"]
-            if "level" in opts:
-                parts.append(f"L{opts['level']}")
-            if "depth" in opts:
-                parts.append(f"d{opts['depth']}")
-            if "nodes" in opts:
-                parts.append(f"n{opts['nodes']}")
-            if "tables" in opts:
-                parts.append(Path(opts["tables"]).stem)
-            if "eval" in opts:
-                parts.append(Path(opts["eval"]).name.split(".")[0])
-            if "params" in opts:
-                parts.append(Path(opts["params"]).stem)
-            if opts.get("tss") == "0":
-                parts.append("notss")
-            own = SearchParams({k: v for k, v in opts.items() if k in SEARCH_PARAMS}).label()
-            if own:
-                parts.append(own)
-            name = "-".join(parts)
+    opts = _parse_options(kind, raw, body)
+    if kind.name in ("pure-mcts", "flat-mc"):
+        if kind.name == "flat-mc":
+            # the Fudan threat-space-search paper's flat Monte Carlo: rollout MCTS whose rows
+            # default to no tree below the root, near the stones; its spec says so itself
+            for key in ("select", "radius"):
+                default = kind.default(key)
+                if default is not None:
+                    opts.setdefault(key, default)
+            if opts.get("select") != "flat":
+                raise SpecError(f"player spec {raw!r}: flat-mc searches flat; use pure-mcts for "
+                                f"select={opts.get('select')}")
+        name = f"{kind.name}-{opts['playouts']}" if "playouts" in opts else kind.name
+        if kind.name == "pure-mcts" and opts.get("tactics") is False:
+            name += "-t0"
+        return PlayerSpec(kind.spec_kind, raw, str(opts.get("name", name)), options=opts)
+    if kind.name == "random":
+        return PlayerSpec(kind.spec_kind, raw, str(opts.get("name", "random")), options=opts)
+    return _parse_classical(raw, opts)
+
+
+def _parse_classical(raw: str, opts: dict[str, Value]) -> PlayerSpec:
+    """A classical spec: its name from what it changes, and the files it names read once,
+    here in the parent, so a bad file fails before any game."""
+    if "name" in opts:
+        name = str(opts["name"])
+    else:
+        parts = ["classical"]
+        for key, prefix in (("level", "L"), ("depth", "d"), ("nodes", "n")):
+            if key in opts:
+                parts.append(f"{prefix}{opts[key]}")
         if "tables" in opts:
-            _load_tables(opts["tables"], raw)      # a bad file fails here, once, in the parent
+            parts.append(Path(str(opts["tables"])).stem)
+        if "eval" in opts:
+            parts.append(Path(str(opts["eval"])).name.split(".")[0])
         if "params" in opts:
-            _load_params(opts["params"], raw)
-        eval_rule = _load_learned(opts["eval"], raw).rule if "eval" in opts else None
-        return PlayerSpec("classical", raw, name, options=opts, eval_rule=eval_rule)
-    raise SpecError(f"unknown player {raw!r}: use random, classical[:LEVEL], pure-mcts:N, flat-mc:N, FILE.onnx, "
-                    "random-net:arch=ARCH or brain:CMD")
+            parts.append(Path(str(opts["params"])).stem)
+        if opts.get("tss") is False:
+            parts.append("notss")
+        own = SearchParams({k: v for k, v in opts.items() if k in SEARCH_KEYS and not isinstance(v, str)}).label()
+        if own:
+            parts.append(own)
+        name = "-".join(parts)
+    if "tables" in opts:
+        _load_tables(str(opts["tables"]), raw)
+    if "params" in opts:
+        _load_params(str(opts["params"]), raw)
+    eval_rule = _load_learned(str(opts["eval"]), raw).rule if "eval" in opts else None
+    return PlayerSpec("classical", raw, name, options=opts, eval_rule=eval_rule)
 
 
 def _parse_random_net(raw: str, body: str) -> PlayerSpec:
     """`random-net:arch=ARCH[,seed=N,...]`: refused in one line without torch or with an
     architecture the trainer cannot build (asked of a child process: engine.match.random_net)."""
     from gomoku.engine.match.random_net import RandomNetError, check_arch, torch_missing
-    opts = _parse_options("random-net", raw, body, "arch")
+    kind = KIND_ROWS["random-net"]
+    opts = _parse_options(kind, raw, body)
     if "arch" not in opts:
         raise SpecError(f"player spec {raw!r}: random-net needs arch=ARCH (any name gomoku train --arch takes)")
     why = torch_missing()
     if why:
         raise SpecError(f"player spec {raw!r}: {why}")
+    arch = str(opts["arch"])
     try:
-        check_arch(opts["arch"])
+        check_arch(arch)
     except RandomNetError as exc:
         raise SpecError(f"player spec {raw!r}: {exc}") from None
-    name = opts.get("name", f"random-{opts['arch']}-seed{opts.get('seed', '1')}")
+    name = str(opts.get("name", f"random-{arch}-seed{opts.get('seed', kind.default('seed'))}"))
     return PlayerSpec("random-net", raw, name, options=opts)
 
 
@@ -369,19 +343,14 @@ def _load_params(path: str, text: str) -> dict:
         raise SpecError(f"player spec {text!r}: {exc}") from None
 
 
-def _learned_by_rule(path: str, text: str, order: Optional[str] = None, share: Optional[str] = None) -> dict:
-    from gomoku.engine.search.blend import parse_share
-    ev = _load_learned(path, text)
-    if order is not None:
-        try:
-            ev.order_weight = int(order)
-        except ValueError:
-            raise SpecError(f"player spec {text!r}: order={order!r} is not a whole number") from None
-    if share is not None:
-        try:
-            ev.share = parse_share(share)
-        except ValueError as exc:
-            raise SpecError(f"player spec {text!r}: {exc}") from None
+def _learned_by_rule(spec: PlayerSpec) -> dict:
+    """A classical spec's learned evaluator by rule id, played at the spec's order= and
+    share= where it gives them (checked when the spec was parsed), else at the file's."""
+    ev = _load_learned(spec.path("eval") or "", spec.text)
+    if "order" in spec.options:
+        ev.order_weight = spec.whole("order")
+    if "share" in spec.options:
+        ev.share = spec.whole("share")
     return {ev.rule_id: ev}
 
 
@@ -452,56 +421,51 @@ def check_game_fit(spec: PlayerSpec, width: int, height: int, rule: Rule, win_le
     return []
 
 
-#: spec option -> (MCTSConfig field, type) for the options both MCTS kinds pass to the search
-_MCTS_CONFIG_OPTIONS: dict[str, tuple[str, Any]] = {
-    "c_puct": ("c_puct", float), "select": ("select", str), "radius": ("radius", int),
-    "temperature": ("temperature", float), "fpu": ("fpu", float), "batch": ("batch", int),
-    "move_noise": ("move_noise", float), "draw": ("draw_value", float)}
-
-
 def _make_mcts_player(spec: PlayerSpec, win_length: int = 5, players: int = 2) -> Player:
-    """Rollout MCTS (`pure-mcts:N`) or a net with MCTS (`FILE.onnx`), both from engine.mcts.
-    `players` is the game's seat count: a net must have been trained for it."""
+    """Rollout MCTS (`pure-mcts:N`) or a net with MCTS (`FILE.onnx`), both from engine.mcts:
+    the MCTSConfig fields are the spec's values of the rows that name one (their defaults
+    are MCTSConfig's own). `players` is the game's seat count: a net must have been trained
+    for it."""
     from gomoku.engine.mcts.player import MCTSPlayer
     from gomoku.engine.mcts.search import MCTSConfig
-    o = spec.options
-    common: dict[str, Any] = {}
-    for key, (field_name, conv) in _MCTS_CONFIG_OPTIONS.items():
-        if key in o:
-            common[field_name] = conv(o[key])
-    seed = int(o.get("seed", 0))
+    fields: dict[str, Any] = {row.config: spec.value(row.name) for row in BY_SPEC_KIND[spec.kind].keys
+                              if row.config and spec.value(row.name) is not None}
+    seed = spec.whole("seed") or 0
     if spec.kind == "pure-mcts":
-        cfg = MCTSConfig.pure(int(o.get("playouts", 1000)), tactics=o.get("tactics", "1") != "0", **common)
+        cfg = MCTSConfig.pure(tactics=spec.flag("tactics"), **fields)
         return MCTSPlayer(cfg, None, name=spec.name, seed=seed, win_length=win_length, players=players,
                           use_solver=False)
     from gomoku.engine.net.evaluator import NetEvaluator
     from gomoku.engine.net.metadata import NetFormatError
     try:
-        net = NetEvaluator.load(spec.arg or "", threads=int(o.get("threads", 1)))
+        net = NetEvaluator.load(spec.arg or "", threads=spec.whole("threads") or 1)
     except NetFormatError as exc:
         raise SpecError(str(exc)) from None
     if net.info.win_length != win_length or net.info.players != players:
         from gomoku.engine.net.metadata import describe_net
         raise SpecError(f"{spec.arg} is {describe_net(net.info)}; this game is {players} players, {win_length} "
                         "in a row")
-    cfg = MCTSConfig(playouts=int(o.get("playouts", 800)), **common)
+    cfg = MCTSConfig(**fields)
     return MCTSPlayer(cfg, net, name=spec.name, seed=seed, win_length=net.info.win_length,
-                      players=net.info.players, use_solver=o.get("solver", "on") == "on")
+                      players=net.info.players, use_solver=spec.flag("solver"))
 
 
 def _make_random_net_player(spec: PlayerSpec, win_length: int, players: int) -> Player:
-    """The random net's player: its search is a FILE.onnx spec's with the same options (400
-    playouts and no threat solver unless given: the re-implementation's opponent was the
-    search over the net alone), built once the game's board says which file to load."""
+    """The random net's player: its search is a FILE.onnx spec's with the same options, at
+    the random-net rows' defaults (400 playouts and no threat solver: the re-implementation's
+    opponent was the search over the net alone), built once the game's board says which file
+    to load."""
     from gomoku.engine.match.random_net import RandomNetPlayer
-    search = {k: v for k, v in spec.options.items() if k not in ("arch", "seed", "name")}
-    search.setdefault("playouts", "400")
-    search.setdefault("solver", "off")
+    search: dict[str, Value] = {}
+    for row in KIND_ROWS["random-net"].keys:
+        value = spec.value(row.name)
+        if row.name not in ("arch", "seed", "name") and value is not None:
+            search[row.name] = value
 
     def over(path: str) -> Player:
         return _make_mcts_player(PlayerSpec("onnx", spec.text, spec.name, arg=path, options=search),
                                  win_length, players)
-    return RandomNetPlayer(spec.options["arch"], int(spec.options.get("seed", 1)), over, spec.name,
+    return RandomNetPlayer(spec.path("arch") or "", spec.whole("seed") or 0, over, spec.name,
                            win_length=win_length, players=players)
 
 
@@ -521,28 +485,24 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
     if win_length != 5 and spec.kind in ("classical", "brain"):
         raise SpecError(f"{spec.name} plays five in a row only; use pure-mcts:N or a net for {win_length} in a row")
     if spec.kind == "random":
-        seed = int(spec.options["seed"]) if "seed" in spec.options else None
-        return RandomPlayer(seed, name=spec.name)
+        return RandomPlayer(spec.whole("seed"), name=spec.name)
     if spec.kind == "classical":
         from gomoku.engine.agent import EnginePlayer  # late: parsing specs must not load the search
-        o = spec.options
-        return EnginePlayer(level=int(o["level"]) if "level" in o else None,
-                            depth=int(o["depth"]) if "depth" in o else None,
-                            nodes=int(o["nodes"]) if "nodes" in o else None,
+        return EnginePlayer(level=spec.whole("level"), depth=spec.whole("depth"), nodes=spec.whole("nodes"),
                             name=spec.name,
-                            tables=_load_tables(o["tables"], spec.text) if "tables" in o else None,
-                            learned=_learned_by_rule(o["eval"], spec.text, o.get("order"), o.get("share"))
-                            if "eval" in o else None,
-                            params=spec.search_params, threat_probes=o.get("tss") != "0")
+                            tables=_load_tables(spec.path("tables") or "", spec.text) if "tables" in spec.options
+                            else None,
+                            learned=_learned_by_rule(spec) if "eval" in spec.options else None,
+                            params=spec.search_params, threat_probes=spec.flag("tss"))
     if spec.kind == "onnx" and _net_info(spec).value_head == "critic":
         from gomoku.engine.net.critic import CriticPlayer
         from gomoku.engine.net.metadata import NetFormatError
-        extra = sorted(set(spec.options) - {"name", "time", "threads"})
+        extra = sorted(set(spec.options) - {row.name for row in KIND_ROWS["critic"].keys})
         if extra:
             raise SpecError(f"player spec {spec.text!r}: an ADP critic plays one ply deep; "
                             f"{', '.join(extra)} has no meaning for it")
         try:
-            return CriticPlayer(spec.arg or "", name=spec.name, threads=int(spec.options.get("threads", 1)))
+            return CriticPlayer(spec.arg or "", name=spec.name, threads=spec.whole("threads") or 1)
         except NetFormatError as exc:
             raise SpecError(str(exc)) from None
     if spec.kind in ("pure-mcts", "onnx"):
