@@ -160,7 +160,7 @@ def test_pbrain_with_a_net_plays_the_net_and_refuses_a_bad_one_in_one_line(net8,
     assert "net loaded" in log.read_text() and "cnn16-16" in log.read_text()
     bare = uniform_net(str(tmp_path / "bare.onnx"), meta_override={})
     # a file that cannot be the net: the brain answers, refusing START in one ERROR line
-    for rest, said in (([bare], "not a gomoku net"), ([str(tmp_path / "missing.onnx")], "net file not found")):
+    for rest, said in (([bare], "not a gomoku net"), ([str(tmp_path / "missing.onnx")], "ONNX file not found")):
         p = subprocess.run([PBRAIN, "--net", *rest], input="START 8\n", capture_output=True, text=True, timeout=60)
         assert p.returncode == 0 and p.stderr == "", (rest, p)
         assert p.stdout.startswith("ERROR ") and said in p.stdout and len(p.stdout.splitlines()) == 1, (rest, p)

@@ -87,8 +87,9 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gomoku")
 def main() -> None:
-    """Gomoku / renju / caro engine: play it, review games, run matches, serve Piskvork
-    managers as a brain, and train nets. `gomoku COMMAND --help` gives a command's options."""
+    """Gomoku / renju / caro engine: play, analyze, match, brain, bench, warmup, freeze, openings,
+    params, tune, info, train, export, plot, ship, study. `gomoku COMMAND --help` gives a
+    command's options."""
 
 
 if __name__ == "__main__":
