@@ -218,3 +218,14 @@ def test_train_says_what_an_init_net_is_before_any_game(tmp_path):
     assert error_lines(p) == [f"Error: --init {WEIGHTS / '3p-8x8k4-cnn3.safetensors'} is a freestyle net (three "
                               "players, four in a row, trained on 8x8); this game is renju 9x9, two players, "
                               "five in a row: it cannot start a 2-player run"]
+
+
+def test_no_help_names_a_file_of_the_source_tree():
+    """Help is for people who installed the program: a path inside the package (ship's
+    'engine/match/sanity.py') tells them nothing they can use."""
+    import re
+    from click.testing import CliRunner
+    for name in _COMMANDS:
+        out = CliRunner().invoke(main, [name, "--help"], terminal_width=200).output
+        found = re.findall(r"\b(?:engine|tools|train|protocol)/[\w/]+\.(?:py|json)\b", out)
+        assert found == [], (name, found)
