@@ -30,7 +30,7 @@ STONE = {BLACK: "X", WHITE: "O"}
 _FOUL_WORDS = {"overline": "an overline (six or more)", "double-four": "a double-four",
                "double-three": "a double-three"}
 # reason codes are the referee's (engine.match.referee), so records from play and match read alike
-_REASON_TEXT = {"five": "five in a row", "resign": "by resignation", "foul": "black played a forbidden point",
+_REASON_TEXT = {"five": "five in a row", "four": "four in a row", "resign": "by resignation", "foul": "black played a forbidden point",
                 "illegal": "the engine played an illegal move", "crash": "the engine failed",
                 "time": "on time", "full": "the board is full", "adjudication": "adjudicated"}
 
