@@ -107,7 +107,7 @@ def _net_move(b: Brain, log: Path, xy: tuple[int, int]) -> None:
 def test_info_thread_num_sets_the_nets_onnxruntime_threads_clamped_to_the_cores(net8, tmp_path):
     """onnxruntime's intra-op pool of N threads is N - 1 OS threads beside the caller: the
     brain's thread count shows the session really was rebuilt, in both directions."""
-    from gomoku.engine.net.evaluator import usable_cores
+    from gomoku.engine.processes import usable_cores
     cores = usable_cores()
     log = tmp_path / "brain.log"
     with Brain(turn_ms=1000, args=[PBRAIN, "--net", net8], env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
@@ -138,7 +138,7 @@ def test_info_thread_num_sets_the_nets_onnxruntime_threads_clamped_to_the_cores(
 
 def test_thread_num_sent_before_the_net_has_loaded_is_kept(net8, tmp_path):
     """c-gomoku-cli sends its INFOs right after START, while the brain is still loading."""
-    from gomoku.engine.net.evaluator import usable_cores
+    from gomoku.engine.processes import usable_cores
     log = tmp_path / "brain.log"
     with Brain(turn_ms=400, args=[PBRAIN, "--net", net8], env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
         b.send("START 8", "INFO thread_num 2")
