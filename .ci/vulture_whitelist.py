@@ -21,6 +21,7 @@ child_main
 
 # click calls ParamType.convert on each value
 _.convert
+_.format_commands               # click.Group calls it for the help's command list (tools/cli.py)
 
 # named values of a numbering, kept whole so that the numbers keep their names
 C_NONE, C_F2, C_B3, C_F2X2      # engine/game/core.py: cell classes

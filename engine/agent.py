@@ -220,7 +220,7 @@ class Thinker:
 
 def clamp_threads(threads: int) -> int:
     """A thread count a caller asked for, within 1..the cores this process may use."""
-    from .net.evaluator import usable_cores
+    from .processes import usable_cores
     return max(1, min(int(threads), usable_cores()))
 
 

@@ -8,8 +8,19 @@ remembers the children this process had before it started and terminates the new
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Callable, Optional
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on (its affinity mask where the system has one, as
+    `taskset` or a container's cpuset sets it), not the machine's: a process pinned to one core
+    of two gains nothing from a second worker or thread, which only takes turns with the first."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):     # Windows and macOS have no affinity call
+        return max(1, os.cpu_count() or 1)
 
 
 class KillablePool:

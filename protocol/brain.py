@@ -154,7 +154,7 @@ Environment: GOMOKU_NET=FILE is the same as --net, GOMOKU_EVAL=FILE as --eval, G
 as --share, GOMOKU_BRAIN_LOG=FILE keeps a log
 of the session, GOMOKU_TURN_MS=N sets the time per move when the manager sends none (default
 5000). A --net or --eval file that cannot be used does not stop the brain: it answers ABOUT
-and every START with `ERROR <why>` (e.g. `ERROR net file not found: x.onnx`) and plays no game;
+and every START with `ERROR <why>` (e.g. `ERROR ONNX file not found: x.onnx`) and plays no game;
 a malformed command line is refused with one line on stderr and exit status 2. Same as
 `gomoku brain`.
 --warmup compiles (or loads) the whole engine into numba's cache and exits."""

@@ -17,6 +17,7 @@ def test_unknown_command_is_one_clear_error():
     out = subprocess.run([GOMOKU, "fly"], capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
     assert "No such command" in out.stderr and "Traceback" not in out.stderr
+    assert "Did you mean" not in out.stderr          # nothing is near "fly"
 
 
 def test_warmup_reports_ready():
@@ -75,3 +76,27 @@ def test_board_is_a_name_for_size():
     assert json.loads(out.stdout)["settings"]["width"] == 9
     out = subprocess.run([GOMOKU, "play", "--help"], capture_output=True, text=True, timeout=60)
     assert "-s, --board, --size" in out.stdout
+
+
+def test_a_mistyped_command_gets_the_nearest_name():
+    from click.testing import CliRunner
+
+    from gomoku.tools.cli import main
+    r = CliRunner().invoke(main, ["paly"])
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines()[-1] == "Error: No such command 'paly'. Did you mean play?"
+    r = CliRunner().invoke(main, ["play", "--levl", "3"])
+    assert r.exit_code == 2 and "Did you mean" in r.output and "--level" in r.output
+
+
+def test_top_level_help_gives_every_summary_whole():
+    """click cut each command's first docstring sentence at the terminal's width with '...';
+    the list is the summaries in tools.cli, wrapped, never cut."""
+    from click.testing import CliRunner
+
+    from gomoku.tools.cli import _COMMANDS, main
+    out = CliRunner().invoke(main, ["--help"], terminal_width=80).output.split("Commands:")[1]
+    assert "..." not in out
+    flat = " ".join(out.split())
+    for name, (_, _, summary) in _COMMANDS.items():
+        assert f"{name} {summary}" in flat

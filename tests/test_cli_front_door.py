@@ -153,6 +153,17 @@ def test_help_text_has_no_printf_escapes():
             assert "%%" not in (getattr(param, "help", None) or ""), (name, param.opts)
 
 
+def test_a_missing_net_is_one_line_worded_alike_in_every_command(tmp_path):
+    """info, match and play said 'net file not found', 'ONNX file not found' and 'Invalid value';
+    the brain answers with the same words (tests/test_protocol_refusal.py)."""
+    from click.testing import CliRunner
+    missing = str(tmp_path / "nosuch.onnx")
+    want = f"ONNX file not found: {missing}"
+    for args in (["info", missing], ["match", missing, "random", "-n", "2"], ["play", "--opponent", missing]):
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code != 0 and r.output.strip().splitlines()[-1].endswith(want), (args, r.output)
+
+
 def test_the_live_view_switch_has_one_name():
     for name in ("match", "tune", "train"):
         opts = {o for p in _commands()[name].params if not getattr(p, "hidden", False) for o in p.opts + p.secondary_opts}
@@ -161,7 +172,8 @@ def test_the_live_view_switch_has_one_name():
 
 def test_the_top_level_help_lists_every_command():
     p = gomoku("--help", timeout=60)
-    listed = {ln.split()[0] for ln in p.stdout.split("Commands:")[1].splitlines() if ln.strip()}
+    listed = {ln.split()[0] for ln in p.stdout.split("Commands:")[1].splitlines()
+              if ln.startswith("  ") and not ln.startswith("   ")}     # not a summary's wrapped rest
     assert listed == set(_COMMANDS)
     for name in _COMMANDS:
         assert name in p.stdout.split("Options:")[0], name     # the summary names it too
@@ -206,3 +218,14 @@ def test_train_says_what_an_init_net_is_before_any_game(tmp_path):
     assert error_lines(p) == [f"Error: --init {WEIGHTS / '3p-8x8k4-cnn3.safetensors'} is a freestyle net (three "
                               "players, four in a row, trained on 8x8); this game is renju 9x9, two players, "
                               "five in a row: it cannot start a 2-player run"]
+
+
+def test_no_help_names_a_file_of_the_source_tree():
+    """Help is for people who installed the program: a path inside the package (ship's
+    'engine/match/sanity.py') tells them nothing they can use."""
+    import re
+    from click.testing import CliRunner
+    for name in _COMMANDS:
+        out = CliRunner().invoke(main, [name, "--help"], terminal_width=200).output
+        found = re.findall(r"\b(?:engine|tools|train|protocol)/[\w/]+\.(?:py|json)\b", out)
+        assert found == [], (name, found)

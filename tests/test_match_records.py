@@ -115,3 +115,18 @@ def test_a_sweep_gives_a_bound_on_the_winners_side_in_report_json_and_live_view(
     assert (data["wins"], data["elo"], data["elo_upper"]) == (games, None, None)
     assert data["elo_lower"] == (None if games < 5 else pytest.approx(75.49, abs=0.01))
     assert data["elo_text"] in said
+
+
+def test_a_four_in_a_row_win_is_recorded_as_four(tmp_path):
+    """The referee's code for any winning line is 'five'; the SGF said GC[five] for a game won
+    with four, and now says what happened. The JSON keeps the referee's code."""
+    sgf, out = tmp_path / "k4.sgf", tmp_path / "k4.json"
+    r = CliRunner().invoke(main, ["match", "pure-mcts:50", "random", "--board", "6", "--win", "4", "-n", "2",
+                                  "-o", "none", "--sgf", str(sgf), "--json", str(out), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    games = json.loads(out.read_text())["results"]
+    won = [g for g in games if g["reason"] == "five"]
+    assert won, games
+    text = sgf.read_text()
+    assert "GC[five]" not in text and text.count("GC[four]") == len(won)
+    assert {g.reason for g in load_sgf_all(sgf)} >= {"four"}

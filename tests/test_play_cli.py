@@ -81,7 +81,7 @@ def test_play_as_white_resign_autosaves_psq(tmp_path):
     assert "played" in wait(child, O, FIRST_PROMPT_TIMEOUT)           # engine (black) opens
     assert "Nothing to undo" in send(child, "undo", O)
     out = send(child, "resign", "game over>")
-    assert "wins (X black): by resignation" in out and "Auto-saved 1 moves to" in out
+    assert "wins (X black): by resignation" in out and "Auto-saved 1 move to" in out
     assert "The game is over" in send(child, "a1", "game over>")
     child.sendline("quit")
     finish(child)
@@ -119,7 +119,7 @@ def test_ctrl_c_while_the_engine_thinks_exits_at_once(tmp_path):
     out = finish(child, status=130)
     after = time.monotonic() - sent
     assert after < CTRL_C_S + CTRL_C_MARGIN_S, f"stopped {after:.2f} s after Ctrl-C: {out[-300:]}"
-    assert "Bye" in out and "Auto-saved 1 moves to g.sgf" in out
+    assert "Bye" in out and "Auto-saved 1 move to g.sgf" in out
 
 
 def test_the_screen_says_which_searcher_plays(tmp_path):
@@ -244,3 +244,29 @@ def test_board_fits_80_columns(side, max_lines):
     assert body[7][7 + 3 * 7 + 1] == "!"                  # forbidden mark at (7,7)
     assert body[3][7 + 3 * 3 + 1] == "*"                  # hint at (3,3)
     assert body[7][7 + 3 * 5 + 1] == "X" and body[0][7 + 3 * 0 + 1] == "O"
+
+
+def test_the_end_reads_in_order_and_the_exit_names_the_saved_file(tmp_path):
+    """The engine's winning move is told above the 'Game over' it made (the status line came
+    first before), the save counts '1 move'/'N moves' as written, and Ctrl-C after the game
+    says where --save keeps it before 'Bye.'."""
+    moves = [(0, 8), (1, 1), (2, 8), (2, 1), (4, 8), (3, 1), (6, 8), (4, 1)]   # white has an open four
+    start = tmp_path / "four.sgf"
+    save(start, GameRecord(width=9, height=9, rule=Rule.FREESTYLE, moves=moves))
+    child = spawn("--load", str(start), "--time", "0.2", "--save", "g.sgf", cwd=tmp_path)
+    wait(child, X, FIRST_PROMPT_TIMEOUT)
+    out = send(child, "i1", "game over>")
+    played = out.rfind("played")
+    assert 0 <= played < out.rfind("Game over:"), out[-400:]
+    assert "Auto-saved 10 moves to g.sgf" in out
+    child.sendintr()
+    out = finish(child, status=130)
+    assert out.endswith("Auto-saved 10 moves to g.sgf. Bye."), out[-200:]
+
+
+def test_level_outside_1_to_6_is_refused(tmp_path):
+    from click.testing import CliRunner
+
+    from gomoku.tools.play_cmd import play
+    r = CliRunner().invoke(play, ["--level", "9"])
+    assert r.exit_code == 2 and "'--level': 9 is not in the range 1<=x<=6" in r.output

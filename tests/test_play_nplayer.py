@@ -34,15 +34,15 @@ def test_turn_order_after_undo_and_save(tmp_path):
     # an engine at seat 1 moves first; the person sits at seat 2; seat 3 is another engine
     child = spawn("--size", "6", "--win", "4", "--seats", "pure-mcts:40,human,pure-mcts:40", cwd=tmp_path)
     out = wait(child, SEAT2, FIRST_PROMPT_TIMEOUT)
-    assert "Order: seat 1 X pure-mcts-40 -> >seat 2 O human (you)< -> seat 3 V pure-mcts-40-3" in out
+    assert "Order: seat 1 X pure-mcts-40-1 -> >seat 2 O human (you)< -> seat 3 V pure-mcts-40-3" in out
     assert "Move 2: seat 2 O human (your move)" in out
-    first_engine = re.search(r"seat 1 X pure-mcts-40 played ([a-f]\d)", out)
+    first_engine = re.search(r"seat 1 X pure-mcts-40-1 played ([a-f]\d)", out)
     assert first_engine, out[-500:]
 
     mine, out = play_free(child, SEAT2, ["a1", "f6", "a6"])
     # seats 3 and 1 answered, in that order, and it is seat 2's turn again at move 5
     assert "Move 5: seat 2 O human (your move)" in out
-    assert out.index("seat 3 V pure-mcts-40-3 played") < out.rindex("seat 1 X pure-mcts-40 played")
+    assert out.index("seat 3 V pure-mcts-40-3 played") < out.rindex("seat 1 X pure-mcts-40-1 played")
 
     out = send(child, "undo", SEAT2)
     assert re.search(rf"Took back {mine} \(\d,\d\), [a-f]\d \(\d,\d\), [a-f]\d \(\d,\d\)\. seat 2 O human to move",
@@ -52,7 +52,7 @@ def test_turn_order_after_undo_and_save(tmp_path):
 
     _, out = play_free(child, SEAT2, ["b2", "e5", "b5"])
     assert "Move 5: seat 2 O human (your move)" in out
-    assert out.index("seat 3 V pure-mcts-40-3 played") < out.rindex("seat 1 X pure-mcts-40 played")
+    assert out.index("seat 3 V pure-mcts-40-3 played") < out.rindex("seat 1 X pure-mcts-40-1 played")
 
     out = send(child, "save out/game.json", SEAT2)
     assert "Saved 4 moves to out/game.json" in out
@@ -133,7 +133,7 @@ def test_ctrl_c_saves_and_exits_130_and_eof_exits_0(tmp_path):
     send(child, "c3", "Your move, seat 2 (O)>")
     child.sendintr()
     out = finish(child, status=130)
-    assert "Bye" in out and "Auto-saved 1 moves to g.json" in out
+    assert "Bye" in out and "Auto-saved 1 move to g.json" in out
     assert json.loads((tmp_path / "g.json").read_text())["moves"] == [[2, 2]]
     child = spawn("--size", "5", "--seats", "human,human,human", cwd=tmp_path)
     wait(child, "Your move, seat 1 (X)>", FIRST_PROMPT_TIMEOUT)
@@ -146,3 +146,18 @@ def test_two_player_options_are_refused_by_their_own_flag(tmp_path):
     p = run_play("--players", "3", "--load", "g.sgf", cwd=tmp_path)
     assert p.returncode == 2 and "--load is for two-player games; with --players 3 use --seats" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_two_engines_of_one_spec_both_carry_their_seat():
+    """Naming only the second copy ('pure-mcts-2000' beside 'pure-mcts-2000-3') made one seat
+    look like a different player; every copy now says its seat, a lone engine keeps its name."""
+    from gomoku.tools.play_nplayer import make_seats
+    seats = make_seats(None, 3, 5, "human")
+    try:
+        assert [s.name for s in seats] == ["human", "pure-mcts-2000-2", "pure-mcts-2000-3"]
+    finally:
+        for s in seats:
+            if s.player is not None:
+                s.player.close()
+    seats = make_seats("human,pure-mcts:500,random", 3, 5, "human")
+    assert [s.name for s in seats][1:] == ["pure-mcts-500", "random"]

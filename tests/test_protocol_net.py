@@ -107,7 +107,7 @@ def _net_move(b: Brain, log: Path, xy: tuple[int, int]) -> None:
 def test_info_thread_num_sets_the_nets_onnxruntime_threads_clamped_to_the_cores(net8, tmp_path):
     """onnxruntime's intra-op pool of N threads is N - 1 OS threads beside the caller: the
     brain's thread count shows the session really was rebuilt, in both directions."""
-    from gomoku.engine.net.evaluator import usable_cores
+    from gomoku.engine.processes import usable_cores
     cores = usable_cores()
     log = tmp_path / "brain.log"
     with Brain(turn_ms=1000, args=[PBRAIN, "--net", net8], env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
@@ -138,7 +138,7 @@ def test_info_thread_num_sets_the_nets_onnxruntime_threads_clamped_to_the_cores(
 
 def test_thread_num_sent_before_the_net_has_loaded_is_kept(net8, tmp_path):
     """c-gomoku-cli sends its INFOs right after START, while the brain is still loading."""
-    from gomoku.engine.net.evaluator import usable_cores
+    from gomoku.engine.processes import usable_cores
     log = tmp_path / "brain.log"
     with Brain(turn_ms=400, args=[PBRAIN, "--net", net8], env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
         b.send("START 8", "INFO thread_num 2")
@@ -160,7 +160,7 @@ def test_pbrain_with_a_net_plays_the_net_and_refuses_a_bad_one_in_one_line(net8,
     assert "net loaded" in log.read_text() and "cnn16-16" in log.read_text()
     bare = uniform_net(str(tmp_path / "bare.onnx"), meta_override={})
     # a file that cannot be the net: the brain answers, refusing START in one ERROR line
-    for rest, said in (([bare], "not a gomoku net"), ([str(tmp_path / "missing.onnx")], "net file not found")):
+    for rest, said in (([bare], "not a gomoku net"), ([str(tmp_path / "missing.onnx")], "ONNX file not found")):
         p = subprocess.run([PBRAIN, "--net", *rest], input="START 8\n", capture_output=True, text=True, timeout=60)
         assert p.returncode == 0 and p.stderr == "", (rest, p)
         assert p.stdout.startswith("ERROR ") and said in p.stdout and len(p.stdout.splitlines()) == 1, (rest, p)

@@ -112,7 +112,7 @@ def test_a_net_named_by_the_environment_that_does_not_load_is_told(tmp_path: Pat
             messages, _ = _reply(b, move)
             said += _notices(messages)
         b.end()
-    assert said == [f"MESSAGE net gone.onnx did not load (net file not found: {missing}): "
+    assert said == [f"MESSAGE net gone.onnx did not load (ONNX file not found: {missing}): "
                     "playing the classical engine"], said
 
 

@@ -41,7 +41,7 @@ def _session(b: Brain, why: str) -> None:
 
 
 @pytest.mark.parametrize("flag, file, why", [
-    ("--net", "nosuch.onnx", "net file not found: nosuch.onnx"),
+    ("--net", "nosuch.onnx", "ONNX file not found: nosuch.onnx"),
     ("--eval", "nosuch.eval.npz", "evaluator file not found: nosuch.eval.npz"),
 ])
 def test_a_named_file_that_cannot_be_used_answers_about_and_refuses_every_start(tmp_path, flag, file, why):

@@ -31,8 +31,7 @@ def _records_module() -> Any:
     return records
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+from gomoku.tools.render import plural as _plural
 
 
 class MatchRecords:

@@ -55,7 +55,9 @@ def _line_editing() -> None:
 @rule_option()
 @click.option("--color", "--colour", "colour", type=click.Choice(["black", "white", "random"], case_sensitive=False),
               default="black", show_default=True, help="Your colour; black moves first.")
-@click.option("--level", type=click.IntRange(min=1), default=None, help="Engine strength level (classical engine).")
+@click.option("--level", type=click.IntRange(1, 6), default=None,
+              help="Engine strength 1-6: 1 a static one-ply choice, 2-5 fixed budgets of 2k / 20k / 100k / 400k "
+                   "nodes, 6 full strength by --time [default: 6].")
 @click.option("--time", "move_time", type=click.FloatRange(0, 3600), default=DEFAULT_MOVE_TIME, show_default=True,
               help="Engine thinking time per move, seconds (0 = instant).")
 @click.option("--opponent", default=None, metavar="SPEC",
@@ -69,13 +71,13 @@ def _line_editing() -> None:
               help="Save here automatically when a game ends or you quit (.sgf or .psq).")
 @click.option("--name", "human_name", default="human", show_default=True, help="Your name in saved records.")
 @click.option("--players", "seat_count", type=click.IntRange(2, 4), default=2, show_default=True,
-              help="Seats at the board; 3 is three-player Gobang (then --size defaults to 11, "
+              help="Seats at the board; 3 or 4 is Gobang for that many (then --size defaults to 11, "
                    "saves are JSON records).")
 @click.option("--seats", "seats_text", default=None, metavar="SPEC,SPEC,...",
-              help=f"With --players 3: who sits where, in turn order: human or a player spec ({kind_list(3)}; "
+              help=f"With --players 3 or 4: who sits where, in turn order: human or a player spec ({kind_list(3)}; "
                    "a net trained for that game); default human,pure-mcts:2000,pure-mcts:2000.")
 @click.option("--win", "win_length", type=click.IntRange(4, 5), default=5, show_default=True,
-              help="With --players 3: stones in a row that win.")
+              help="With --players 3 or 4: stones in a row that win.")
 def play(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: Optional[int], move_time: float,
          opponent: Optional[str],
          hint_time: float, load_path: Optional[str], save_path: Optional[str], human_name: str,
@@ -83,7 +85,12 @@ def play(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: Optio
     """Play against the engine in the terminal.
 
     Type moves as h8 (column letter, row 1 at the top) or 7,7 (0-based x,y); the board shows
-    both rulers. Commands: undo, hint, resign, new, save [FILE], help, quit.
+    both rulers. Commands: undo, hint, resign, review, new, save [FILE], help, quit.
+
+    After its move the engine shows its depth and its score: the position from its own side,
+    in evaluation units, 0 even and 1000 a logit of the winning chance (+1000 about 73 %,
+    -789 about 31 %), win or loss when proven. MCTS players and nets show playouts and a value
+    (their winning chance, 0-1).
     """
     if seat_count != 2 or seats_text is not None or win_length != 5:
         _play_nplayer(seat_count, board, rule, move_time, save_path, human_name, seats_text, win_length)
@@ -108,6 +115,7 @@ def _play_two(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: 
     """A person against one engine: check the options, build the engine, run the session."""
     from gomoku.tools.play_session import catch_ctrl_c, run_session
     from gomoku.tools.play_two import TwoPlayerSession
+    from gomoku.tools.render import plural
     width, height = board or (15, 15)
     spec = _opponent_spec(opponent, level)
     if save_path is not None and Path(save_path).suffix.lower() not in (".sgf", ".psq"):
@@ -144,7 +152,7 @@ def _play_two(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: 
     def start() -> None:
         s.new_game(record=loaded)
         if loaded is not None:
-            s.messages.append(f"Loaded {len(loaded.moves)} moves from {escape(load_path or '')}.")
+            s.messages.append(f"Loaded {plural(len(loaded.moves), 'move')} from {escape(load_path or '')}.")
     run_session(s, start)
 
 

@@ -66,7 +66,6 @@ def make_seats(text: Optional[str], players: int, win_length: int, human_name: s
     if len(specs) != players:
         raise click.BadParameter(f"{len(specs)} seats given for {players} players", param_hint="--seats")
     seats: list[Seat] = []
-    names: set[str] = set()
     for i, spec_text in enumerate(specs):
         sym, style = SEAT_LOOK[i]
         if spec_text.lower() == HUMAN:
@@ -82,11 +81,20 @@ def make_seats(text: Optional[str], players: int, win_length: int, human_name: s
                 if s.player is not None:
                     s.player.close()
             raise click.BadParameter(str(exc), param_hint="--seats") from None
-        name = spec.name if spec.name not in names else f"{spec.name}-{i + 1}"
-        seats.append(Seat(name, spec.text, sym, style, player, spec))
+        seats.append(Seat(spec.name, spec.text, sym, style, player, spec))
         if hasattr(player, "reseed"):
             player.reseed(i)        # two copies of one spec search differently
-        names.add(name)
+    return distinct_names(seats)
+
+
+def distinct_names(seats: list[Seat]) -> list[Seat]:
+    """Every copy of a name that more than one engine seat has gets its seat number
+    (pure-mcts-2000-2, pure-mcts-2000-3): naming only the second copy so left one seat looking
+    like the original and the other like a different player, on screen and in the record."""
+    engines = [s.name for s in seats if not s.human]
+    for i, s in enumerate(seats):
+        if not s.human and engines.count(s.name) > 1:
+            s.name = f"{s.name}-{i + 1}"
     return seats
 
 
@@ -199,10 +207,11 @@ class NSession(Session):
                  f"{self.width}x{self.height}")
         extra = [self.order_line(), self.status_line()] + self.engine_lines + self.messages
         if self.outcome is not None:
-            extra.append(GAME_OVER_HINT)
+            # in the order it happened: the last moves, then the end they made
+            extra = [self.order_line()] + self.engine_lines + [self.status_line()] + self.messages + [GAME_OVER_HINT]
         room = c.height - render.board_lines(self.height) - 1
-        while len(extra) > room and self.engine_lines and extra[2] in self.engine_lines:
-            extra.pop(2)
+        while len(extra) > room and self.engine_lines and any(line in self.engine_lines for line in extra):
+            extra.remove(next(line for line in extra if line in self.engine_lines))
         if room - len(extra) >= 1:
             c.print(title, highlight=False)
         c.print(render.render_board(self.board, symbols=self.symbols()))

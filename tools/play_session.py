@@ -102,6 +102,7 @@ class Session:
     show_help: bool = False
     page: list[str] = field(default_factory=list)    # plain lines shown once instead of the board (a review)
     dirty: bool = False                # moves since the last save
+    saved: Optional[str] = None        # what the last save said ('Saved 4 moves to g.sgf'), for the exit
     game_no: int = 1
     date: str = ""
     _prompt_at: float = 0.0
@@ -183,8 +184,9 @@ class Session:
             self.messages.append(f"[red]Not saved:[/red] {escape(str(exc))}")
             return False
         self.dirty = False
-        self.messages.append(f"{'Auto-saved' if auto else 'Saved'} {self.board.move_count} moves to "
-                             f"{escape(str(path))}")
+        self.saved = (f"{'Auto-saved' if auto else 'Saved'} {render.plural(self.board.move_count, 'move')} to "
+                      f"{escape(str(path))}")
+        self.messages.append(self.saved)
         return True
 
     def autosave(self) -> None:
@@ -426,22 +428,29 @@ def catch_ctrl_c() -> None:
 
 def run_session(s: Session, start: Callable[[], None]) -> None:
     """Play until quit, EOF or Ctrl-C, then save to --save and close the engines. `start`
-    opens the first game. Ctrl-C exits 130 (after saving), EOF and quit return normally."""
+    opens the first game. Ctrl-C exits 130 (after saving), EOF and quit return normally.
+
+    The last words say where the game is whenever --save holds it, saved now or when it
+    ended ('Auto-saved 31 moves to g.sgf.'), then 'Bye.': after Ctrl-C the screen's last save
+    message is gone, and a person should not have to guess whether the game was kept."""
     interrupted = False
     try:
         start()
         loop(s)
-        s.console.print("Bye.")
     except EOFError:
-        s.console.print("\nBye.")
+        s.console.print()
     except KeyboardInterrupt:
-        s.console.print("\nBye.")
+        s.console.print()
         interrupted = True
     finally:
+        s.messages = []
         if s.dirty and s.board is not None and s.board.move_count and s.save_path is not None:
             s.save(None, auto=True)
             for m in s.messages:
                 s.console.print(m, highlight=False)
+        elif s.saved is not None and not s.dirty:
+            s.console.print(f"{s.saved}.", highlight=False)
+        s.console.print("Bye.")
         s.close()
     if interrupted:
         raise SystemExit(INTERRUPTED)

@@ -30,7 +30,7 @@ STONE = {BLACK: "X", WHITE: "O"}
 _FOUL_WORDS = {"overline": "an overline (six or more)", "double-four": "a double-four",
                "double-three": "a double-three"}
 # reason codes are the referee's (engine.match.referee), so records from play and match read alike
-_REASON_TEXT = {"five": "five in a row", "resign": "by resignation", "foul": "black played a forbidden point",
+_REASON_TEXT = {"five": "five in a row", "four": "four in a row", "resign": "by resignation", "foul": "black played a forbidden point",
                 "illegal": "the engine played an illegal move", "crash": "the engine failed",
                 "time": "on time", "full": "the board is full", "adjudication": "adjudicated"}
 
@@ -293,7 +293,10 @@ class TwoPlayerSession(Session):
             status = (f"Move {b.move_count + 1}, {STONE[b.to_move]} {COLOUR_NAME[b.to_move]} ({turn}); "
                       f"last: {render.describe_move(b.last_move)}")
         engine_line = self.engine_lines[-1] if self.engine_lines else ""
-        extra = [status] + ([engine_line] if engine_line else []) + self.messages
+        # in the order it happened: the engine's last move, then the game's end it made
+        extra = ([engine_line] if engine_line else []) + [status] + self.messages
+        if self.outcome is None:
+            extra = [status] + ([engine_line] if engine_line else []) + self.messages
         if self.outcome is not None:
             extra.append(GAME_OVER_REVIEW)
         # rows, not lines: a line wider than the terminal wraps, and counting it as one row
@@ -303,12 +306,13 @@ class TwoPlayerSession(Session):
         if not show_title:
             # tall boards on 80x25 (20x20 and up): the game and the opponent lead the status line,
             # so what is being played stays on screen when the title line has no room
-            extra[0] = (f"[bold]{self.rule.label} {self.width}x{self.height}[/bold] vs "
-                        f"{escape(self.opponent_name()[:20])}: {status}")
+            at = extra.index(status)
+            status = extra[at] = (f"[bold]{self.rule.label} {self.width}x{self.height}[/bold] vs "
+                                  f"{escape(self.opponent_name()[:20])}: {status}")
         if screen_rows(c, extra) > room and engine_line:
             extra.remove(engine_line)
         if screen_rows(c, extra) > room and self.messages and self.outcome is None:
-            extra.remove(extra[0])        # tall boards: the message matters more than the status
+            extra.remove(status)          # tall boards: the message matters more than the status
         if show_title:
             c.print(title, highlight=False)
         c.print(render.render_board(b, hint=self.hint, forbidden=forbidden))

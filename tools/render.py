@@ -38,6 +38,11 @@ LAST_STYLE = "reverse"
 _MARGIN = 7          # "   y  r" : y index (4) + row number (3)
 
 
+def plural(n: int, word: str) -> str:
+    """'1 move', '2 moves': a count with its noun as people write it."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def describe_move(move: Optional[tuple[int, int]]) -> str:
     """`h8 (7,7)`: both notations, as shown everywhere in `play`."""
     if move is None:

@@ -129,9 +129,9 @@ def ship(args: tuple[str, ...], figures: tuple[str, ...], check: bool, weights_d
     figures.
 
     \b
-    Nothing is written unless the net passes the sanity battery
-    (engine/match/sanity.py) on every rule it claims, played by its own
-    MCTS player (200 playouts, seed 0) and read from its raw policy:
+    Nothing is written unless the net passes the sanity battery on every
+    rule it claims, played by its own MCTS player (200 playouts, seed 0)
+    and read from its raw policy:
       opening       the first move on the empty board, at 200 and 800
                     playouts, and the policy's top cell lie in the
                     central region (the middle third of each side; all

@@ -114,8 +114,8 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     teacher's win probability instead (--min-ply does not apply: the file chose them).
     Prints the error of the current tables, the error of the fit on the training and
     held-out games, and the fitted tables; --out writes them as a tables file, which a
-    player spec can name and which ships as that rule's entry of the engine's tables
-    (engine/data/eval_tables.json).
+    player spec can name (classical:tables=FILE) and which can ship as that rule's entry of
+    the engine's own tables.
 
     With --spsa NAME,...: tune those search parameters by self-play instead (SPSA: each
     iteration plays theta + c against theta - c at --nodes a move and moves theta towards

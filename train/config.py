@@ -119,7 +119,8 @@ class RunConfig:
         return out
 
     def worker_count(self) -> int:
-        return self.workers if self.workers > 0 else max(1, os.cpu_count() or 1)
+        from gomoku.engine.processes import usable_cores
+        return self.workers if self.workers > 0 else usable_cores()
 
     def save(self, run: Path) -> None:
         write_json(run / "config.json", dataclasses.asdict(self))

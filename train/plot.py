@@ -34,6 +34,7 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     src = Path(run) / "metrics.jsonl"
     recs = read_metrics(src)
@@ -47,9 +48,16 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
         draw(ax)
         ax.set_title(title)
         ax.set_xlabel(xlabel)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))     # no generation 2.5, no step 742.5
         ax.grid(alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend()
+        # one legend for both y axes: a line on a twin axis (the ladder's playouts) was unlabelled
+        handles: list[Any] = []
+        labels: list[str] = []
+        for a in fig.axes:
+            h, lab = a.get_legend_handles_labels()
+            handles, labels = handles + h, labels + lab
+        if handles:
+            ax.legend(handles, labels, fontsize=8)
         fig.tight_layout()
         path = folder / name
         write_with(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
@@ -89,17 +97,31 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
     share = " (share of points)" if players > 2 else ""
 
     def evaluation(ax: Any) -> None:
-        ax.plot(*_series(recs, "gating", "score"), marker="o", label=f"score vs best{share}")
-        ax.plot(*_series(recs, "ladder", "score"), marker="s", label=f"score vs pure MCTS rung{share}")
-        ax.plot(*_series(recs, "classical", "score"), marker="^", label="score vs classical level")
-        xs, ys = _series(recs, "ladder", "playouts")
-        ax2 = ax.twinx()
-        ax2.step(xs, ys, where="post", color="tab:gray", label="pure MCTS playouts")
-        ax2.set_ylabel("pure MCTS playouts")
+        """The new net's score in each match it played, only those with games (a run with
+        --eval-games 0 has no gating line, nor a legend entry for one), and the ladder rung's
+        playouts on the right-hand axis."""
+        drawn = 0
+        for key, marker, label in (("gating", "o", f"vs the best net{share}"),
+                                   ("ladder", "s", f"vs the pure MCTS rung{share}"),
+                                   ("classical", "^", "vs the classical level")):
+            xs, ys = _series(recs, key, "score")
+            if xs:
+                ax.plot(xs, ys, marker=marker, label=label)
+                drawn += 1
+        if not drawn:
+            ax.text(0.5, 0.5, "no evaluation games in this run", ha="center", va="center", transform=ax.transAxes)
+        ax.set_ylabel("score (win 1, draw 1/2, loss 0)")
         ax.set_ylim(-0.05, 1.05)
+        xs, ys = _series(recs, "ladder", "playouts")
+        if xs:
+            ax2 = ax.twinx()
+            ax2.step(xs, ys, where="post", color="tab:gray", linestyle="--", label="pure MCTS rung's playouts (right)")
+            ax2.set_ylabel("pure MCTS playouts")
+            ax2.set_ylim(0, max(ys) * 1.15)
 
     def ladder(ax: Any) -> None:
-        """The three-player Gobang paper's "batches to beat N playouts": each rung at the optimiser step that beat it,
+        """The three-player Gobang paper's "batches to beat N playouts", counted here in optimiser
+        steps (the x axis, what the run's `step` counts): each rung at the step that beat it,
         and the self-play playouts (which --dynamic-playouts raises) over the same steps."""
         beaten = [(int(r["step"]), int(r["ladder"]["playouts"]), int(r["generation"])) for r in recs
                   if isinstance(r.get("ladder"), dict) and r["ladder"].get("beaten") and "step" in r]
@@ -107,12 +129,15 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
             ax.plot([b[0] for b in beaten], [b[1] for b in beaten], marker="o", label="pure MCTS playouts beaten")
             for step, n, gen in beaten:
                 ax.annotate(f"gen {gen}", (step, n), textcoords="offset points", xytext=(4, -10), fontsize=7)
+        else:
+            ax.text(0.5, 0.5, "no pure MCTS rung beaten yet", ha="center", va="center", transform=ax.transAxes)
         played = [(int(r["step"]), r["selfplay"]["playouts"]) for r in recs if "step" in r
                   and isinstance(r.get("selfplay"), dict) and isinstance(r["selfplay"].get("playouts"), int)]
         if played:
             ax.step([p[0] for p in played], [p[1] for p in played], where="post", color="tab:gray",
                     label="self-play playouts")
         ax.set_ylabel("playouts")
+        ax.set_ylim(bottom=0)
 
     def selfplay(ax: Any) -> None:
         xs, ys = _series(recs, "selfplay", "moves")
@@ -127,7 +152,8 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
         figure("teacher.png", "value loss against the teacher's scores", teacher)
     figure("entropy.png", "policy entropy and KL per update", entropy)
     figure("lr.png", "learning rate (KL-adapted)", lr)
-    figure("evaluation.png", "evaluation", evaluation)
-    figure("ladder.png", f"batches to beat N playouts ({players} players)", ladder, xlabel="optimiser step")
+    figure("evaluation.png", "each generation's net in its evaluation matches", evaluation)
+    figure("ladder.png", f"optimiser steps to beat pure MCTS at N playouts ({players} players)", ladder,
+           xlabel="optimiser step")
     figure("selfplay.png", "self-play games", selfplay)
     return written

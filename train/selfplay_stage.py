@@ -112,17 +112,18 @@ class SelfPlay:
         todo = [j for j in jobs if not store.has(j.name)]
         done_games = sum(j.games for j in jobs if j not in todo)
         total = sum(j.games for j in jobs)
-        self.view.phase(g, "selfplay", f"{jobs[0].source}, {total} games"
+        plan = f.state.pending["plan"]
+        self.view.phase(g, "selfplay", f"{total} games by {self.players_text(jobs[0].source, plan)}"
                         + (f", {done_games} kept from before" if done_games else ""), total, done_games)
         t0 = time.monotonic()
+        # the seconds of the chunks a resume keeps: the figure is the whole phase's, not this sitting's
+        before = float(plan.get("seconds", 0.0))
         running: dict[str, int] = {}
 
         def tick() -> None:
             for name, n, _moves in pool.poll():
                 running[name] = n
             self.view.progress(done_games + sum(running.values()))
-
-        plan = f.state.pending["plan"]
 
         def count() -> None:
             # totals from the shards on disk, never incremented: a kill between a shard's rename
@@ -136,12 +137,22 @@ class SelfPlay:
             running.pop(job.name, None)
             done_games += len(games)
             count()
+            plan["seconds"] = round(before + time.monotonic() - t0, 2)
             f.save_state()
             self.view.progress(done_games + sum(running.values()))
         count()
         games = [x for j in jobs for x in store.games(j.name)]
-        f.state.pending["selfplay"] = self._stats(games, jobs[0].source, time.monotonic() - t0)
+        f.state.pending["selfplay"] = self._stats(games, jobs[0].source, before + time.monotonic() - t0)
         f.save_state()
+
+    def players_text(self, source: str, plan: dict[str, Any]) -> str:
+        """Who plays a generation's games, for the phase line: 'the best net's MCTS at 400
+        playouts' (the line said 'selfplay: selfplay, 32 games' before)."""
+        if source == "classical":
+            return f"the classical engine at {self.folder.cfg.bootstrap_nodes:,} nodes"
+        if source == "learned":
+            return f"the alpha-beta with the best learned evaluator at {self.folder.cfg.bootstrap_nodes:,} nodes"
+        return f"the best net's MCTS at {plan['playouts']} playouts"
 
     def _stats(self, games: list[TrainingGame], source: str, seconds: float) -> dict[str, Any]:
         n = len(games)

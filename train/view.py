@@ -52,12 +52,48 @@ class View:
 
 
 def workers_label(c: Any) -> str:
-    """Where self-play runs, for the panel: '2 workers', 'ray local, 2 workers', 'ray HOST:PORT'."""
+    """Where self-play runs, for the panel: '2 workers', 'ray local, 2 workers', 'ray HOST:PORT'.
+    The count is what the run starts: the cores this process may use (train.config)."""
+    n = c.worker_count()
+    workers = "1 worker" if n == 1 else f"{n} workers"
     if not getattr(c, "ray", None):
-        return f"{c.worker_count()} workers"
+        return workers
     if c.ray != "local" and c.workers <= 0:
         return f"ray {c.ray}"
-    return f"ray {c.ray}, {c.worker_count()} workers"
+    return f"ray {c.ray}, {workers}"
+
+
+def keep_output_at_ctrl_c(stream: Any) -> Optional[tuple[int, list[Any]]]:
+    """Have the terminal keep what the panel wrote when Ctrl-C comes, and not echo '^C': by
+    default the tty driver drops the output still queued at an interrupt and writes '^C' at
+    the cursor, so the panel's last frame reached the screen cut, the live view's count of its
+    rows went wrong, and its final frame was drawn below a stray copy of the top border.
+    Returns (fd, the settings before) for `restore_terminal`, or None where there is no such
+    terminal (a pipe, Windows)."""
+    try:
+        import termios
+        fd = stream.fileno()
+        before = termios.tcgetattr(fd)
+    except (ImportError, AttributeError, OSError, ValueError):
+        return None
+    except Exception:  # noqa: BLE001 - termios.error: not a terminal
+        return None
+    quiet = list(before)
+    quiet[3] = (quiet[3] | termios.NOFLSH) & ~termios.ECHOCTL
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    except Exception:  # noqa: BLE001 - a terminal that refuses: the view works as before
+        return None
+    return fd, before
+
+
+def restore_terminal(fd: int, before: list[Any]) -> None:
+    """Put back the terminal settings `keep_output_at_ctrl_c` changed."""
+    try:
+        import termios
+        termios.tcsetattr(fd, termios.TCSANOW, before)
+    except Exception:  # noqa: BLE001 - the terminal may be gone (ssh closed): nothing to restore
+        pass
 
 
 def summary_line(r: dict[str, Any]) -> str:
@@ -111,10 +147,12 @@ class RichView(View):
         self.console = Console()
         self.live: Any = None
         self.lines: list[str] = []
+        self.tty: Optional[tuple[int, list[Any]]] = None
 
     def start(self, run: Any) -> None:
         from rich.live import Live
         super().start(run)
+        self.tty = keep_output_at_ctrl_c(self.console.file)
         self.live = Live(self._render(), console=self.console, refresh_per_second=4, transient=False,
                          get_renderable=self._render)
         self.live.start()
@@ -123,6 +161,9 @@ class RichView(View):
         if self.live is not None:
             self.live.stop()
             self.live = None
+        if self.tty is not None:
+            restore_terminal(*self.tty)
+            self.tty = None
 
     def log(self, text: str) -> None:
         self.lines = (self.lines + [text])[-6:]

@@ -86,6 +86,7 @@ class GameResult:
     height: int = 15
     rule: Rule = Rule.FREESTYLE
     scores: list[Any] = field(default_factory=list)   # per move: the mover's reported score (None: opening)
+    win_length: int = 5
 
     @property
     def result(self) -> str:
@@ -108,7 +109,7 @@ class GameResult:
         rec = GameRecord(width=self.width, height=self.height, rule=self.rule, moves=list(self.moves),
                          black=self.black, white=self.white,
                          times=[int(round(t * 1000)) for t in self.times])
-        rec.finish(self.winner, self.reason)
+        rec.finish(self.winner, record_reason(self.reason, self.win_length))
         rec.extra["GN"] = str(self.index + 1)
         if self.opening:
             rec.extra["OP"] = str(len(self.opening))
@@ -129,6 +130,16 @@ class GameResult:
 
 
 COLOUR = {BLACK: "Black", WHITE: "White"}
+#: a record's word for a winning line of this many stones (the referee's code is "five" for every length)
+ROW_WORDS = {4: "four", 5: "five"}
+
+
+def record_reason(reason: str, win_length: int) -> str:
+    """The reason a game record carries (SGF's GC, .psq's): the referee's code, except that a
+    four-in-a-row win says 'four', where the code's 'five' would tell a reader the wrong game."""
+    if reason == "five":
+        return ROW_WORDS.get(win_length, f"{win_length} in a row")
+    return reason
 
 
 def other_colour(c: int) -> int:
@@ -153,4 +164,4 @@ def play_game(black: Player, white: Player, settings: GameSettings, opening: Ope
               else EMPTY)
     return GameResult(index, black.name, white.name, winner, v.reason, v.detail, v.moves,
                       [0.0] * len(opening) + v.times, tuple(opening), None, game.width, game.height, game.rule,
-                      [None] * len(opening) + v.scores)
+                      [None] * len(opening) + v.scores, game.win_length)

@@ -45,16 +45,6 @@ def default_providers() -> list[str]:
     return providers
 
 
-def usable_cores() -> int:
-    """CPU cores this process may run on (its affinity mask where the system has one): the
-    ceiling for a thread count a manager asks for, since intra-op threads beyond the cores
-    only take turns on them and slow each evaluation down."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):     # Windows and macOS have no affinity call
-        return max(1, os.cpu_count() or 1)
-
-
 def open_session(path: str | os.PathLike, threads: int = 1, providers: Optional[Sequence[str]] = None) -> Any:
     """An onnxruntime InferenceSession on `providers` (default: `default_providers`), or
     NetFormatError with one line when the file is unusable."""

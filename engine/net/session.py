@@ -34,7 +34,8 @@ def open_onnx(path: str | os.PathLike, threads: int, providers: Sequence[str]) -
     ort.set_default_logger_severity(_log_severity())
     p = Path(path)
     if not p.is_file():
-        raise NetFormatError(f"net file not found: {path}")
+        # the words a player spec's check uses too: info, match, play and the brain say one line
+        raise NetFormatError(f"ONNX file not found: {path}")
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = max(1, int(threads))
     opts.inter_op_num_threads = 1
