@@ -174,15 +174,3 @@ def test_the_improving_terms_prune_and_reduce_only_where_the_eval_fell():
     rfp = Searcher(params=sp.SearchParams({"rfp_improving": 1})).search(b.state, max_depth=8, threat_probes=False)
     assert rfp.nodes != base.nodes          # one ply less margin where the eval rose: other cuts
 
-
-def test_the_vcf_quiescence_sees_a_four_past_the_horizon():
-    """In the middle game both sides have fours to make. Without quiescence the leaves stop
-    at the horizon; with qvcf their fours past it are played and blocked, so the same depth
-    searches more nodes, and qvcf=0 is exactly the search without it."""
-    from gomoku.engine.search.alphabeta import Searcher
-    b = Board.from_moves(15, MIDGAME)
-    off = Searcher().search(b.state, max_depth=3, threat_probes=False)
-    on = Searcher(params=sp.SearchParams({"qvcf": 4})).search(b.state, max_depth=3, threat_probes=False)
-    assert on.nodes > off.nodes
-    same = Searcher(params=sp.SearchParams({"qvcf": 0})).search(b.state, max_depth=3, threat_probes=False)
-    assert (same.nodes, same.score) == (off.nodes, off.score)

@@ -92,8 +92,6 @@ PARAMS: tuple[Param, ...] = (
           "side's last one (100: off)"),
     Param("lmr_not_improving", 0, 0, 4, 1, "LMR: plies more reduction at non-PV nodes whose static eval did not "
           "improve (0: off)"),
-    Param("qvcf", 0, 0, 8, 1, "quiescence: fours the side to move may play past the horizon, each answered by its "
-          "block, the static eval standing pat (0: off)"),
 )
 
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}

@@ -22,8 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gomoku.engine.game.core import (C_B4, C_B4F3, C_F4, C_FIVE, M_EMPTY, M_RULE, M_TOMOVE, BoardState, make_move,
-                                     scan_span, undo_move)
+from gomoku.engine.game.core import C_B4F3, C_F4, C_FIVE, M_EMPTY, M_RULE, M_TOMOVE, BoardState, make_move, undo_move
 from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.numba_cache import drop_stale_cache
 from gomoku.engine.search.learned import mix_make, mix_rebuild, mix_score, mix_sync, mix_undo
@@ -33,7 +32,7 @@ from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves,
 from gomoku.engine.search.tables import (EXACT, FUTILITY_DEPTH, INF, LMR_DEPTHS, LMR_MOVES, LOWER, MAXPLY,
                                          P_FUTILITY, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_LMR_MIN_DEPTH, P_LMR_MIN_MOVES,
                                          P_LMR_PV, FULL_WINDOW, LMR_ON, P_HIST_MALUS, P_LMR_HIST, P_LMR_NOT_IMPROVING,
-                                         P_MC_NOT_IMPROVING, P_RFP_IMPROVING, NO_EVAL, P_QVCF, P_NET, P_NET_SHARE, P_PRUNE, P_RAISED, P_RAZOR_DEPTH,
+                                         P_MC_NOT_IMPROVING, P_RFP_IMPROVING, NO_EVAL, P_NET, P_NET_SHARE, P_PRUNE, P_RAISED, P_RAZOR_DEPTH,
                                          P_RAZOR_MARGIN, P_RFP_DEPTH, P_RFP_MARGIN, P_WIDTH, SearchCtx, UPPER, WIN,
                                          WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
 
@@ -110,36 +109,6 @@ def _leaf(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
 
 
 
-@njit(cache=True, inline="always")
-def _quiescent(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64) -> bool:
-    """Whether a node past the horizon (depth <= 0, no five to block) searches its own fours
-    (the qvcf parameter): it has one to make, the quiescence has fours left (each one lowers
-    depth by a ply below zero), and a four is a threat under the rule (not caro's)."""
-    q = cx.params[P_QVCF]
-    me = st.meta[M_TOMOVE] - 1
-    return q > 0 and depth > -q and ply < MAXPLY - 6 and not _caro(st) \
-        and st.counts[me, C_B4] + st.counts[me, C_B4F3] > 0
-
-
-@njit(cache=True, inline="always")
-def _gen_fours(st: BoardState, cx: SearchCtx, ply: np.int64) -> np.int64:
-    """The side to move's four-making cells (blocked fours, four-threes) into cx.moves[ply],
-    valued by its own pattern score; the count."""
-    me = st.meta[M_TOMOVE] - 1
-    mv = cx.moves[ply]
-    vl = cx.vals[ply]
-    cnt = 0
-    lo, hi = scan_span(st)
-    for i in range(lo, hi):
-        if st.cells[i] == 0:
-            k = st.cls[me, i]
-            if k == C_B4 or k == C_B4F3:
-                mv[cnt] = i
-                vl[cnt] = st.score[me, i]
-                cnt += 1
-    return cnt
-
-
 #: _leaf_child's answer for a child that needs the full node, and _settled's for a node whose
 #: value is not settled before a search (both outside every score)
 NOT_LEAF = INF + 1
@@ -172,7 +141,7 @@ def _leaf_child(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64) -
     worked out in the parent, or NOT_LEAF. Most nodes are such leaves; a pvs call costs them
     the ~30 arrays of the two tuples passed in and out, and a TT probe, a likely cache miss,
     that can only hit where a transposition was searched deeper."""
-    if depth > 0 or ply >= MAXPLY - 2 or st.counts[2 - st.meta[M_TOMOVE], 10] > 0 or _quiescent(st, cx, depth, ply):
+    if depth > 0 or ply >= MAXPLY - 2 or st.counts[2 - st.meta[M_TOMOVE], 10] > 0:
         return NOT_LEAF
     v = _settled(st, cx, ply)
     return _leaf(st, cx, ply) if v == UNSETTLED else v
@@ -226,18 +195,9 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
             if f == EXACT or (f == LOWER and s >= beta) or (f == UPPER and s <= alpha):
                 return s
     forced = st.counts[op, C_FIVE] > 0
-    qnode = False
-    stand = np.int64(0)
     if (depth <= 0 and not forced) or ply >= MAXPLY - 2:
-        if ply >= MAXPLY - 2 or not _quiescent(st, cx, depth, ply):
-            return _leaf(st, cx, ply)
-        # quiescence: stand pat on the static value, or play one of the side's fours (its
-        # reply, the block, is forced and searched at this depth; the next node decides again)
-        stand = _leaf(st, cx, ply)
-        if stand >= beta or stand > WIN_MIN:
-            return stand
-        qnode = True
-    prune = cx.params[P_PRUNE] != 0 and not forced and not qnode
+        return _leaf(st, cx, ply)
+    prune = cx.params[P_PRUNE] != 0 and not forced
     # the static evaluation drives the pruning below, where the opponent has no three to answer
     static = prune and not pvnode and st.counts[op, C_F4] == 0
     sev = evaluate(st, cx) if static else 0
@@ -257,7 +217,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
             return _leaf(st, cx, ply)
     if cx.params[P_NET] != 0:
         mix_sync(st, cx.net)          # the node expands: its move joins the evaluator (policy, children)
-    nm = _gen_fours(st, cx, ply) if qnode else gen_moves(st, cx, ply, np.int64(ttmove))
+    nm = gen_moves(st, cx, ply, np.int64(ttmove))
     if nm == 0:
         return -(WIN - ply - 1)       # cannot stop the five
     width = cx.params[P_WIDTH]
@@ -269,9 +229,6 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     best = -INF
     bestmove = -1
     a0 = alpha
-    if qnode:
-        best = stand
-        alpha = max(alpha, stand)
     searched = 0
     dropped = False
     quiet_node = st.counts[0, C_F4] == 0 and st.counts[1, C_F4] == 0 and st.counts[0, C_FIVE] == 0 \
@@ -366,10 +323,10 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
                                     cx.history[me, mq] -= depth * depth
                     break
     if searched == 0:
-        if futile or qnode:
-            return best               # quiet moves pruned: the futility bound (or the quiescence's stand pat)
+        if futile:
+            return best               # quiet moves pruned: the futility bound
         return -(WIN - ply - 1)       # every move is a foul
-    if best > a0 and bestmove >= 0 and _calm(st.cls, cx.params, me, bestmove):
+    if best > a0 and _calm(st.cls, cx.params, me, bestmove):
         # the best quiet move of a node that raised alpha, cut-off or not (PV nodes too)
         cx.history[me, bestmove] += depth * depth
     flag = EXACT
