@@ -326,20 +326,21 @@ def net_thinker(net_path: str, threads: int = 1) -> Any:
     return NetThinker(net_path, threads=threads)
 
 
-class CriticThinker:
-    """The brain's searcher with an ADP critic (`gomoku brain --net CRITIC.onnx`): the critic
-    one ply deep (engine.net.critic) on the games it was trained for, the classical search on
-    every other board size or rule."""
+class _NetOnItsGames:
+    """What both net thinkers share: the net plays the games its metadata names, the
+    classical search (with its own TT) every other board, rule or win length; the manager's
+    thread count is recorded and applied by the next move that uses the net."""
 
-    def __init__(self, net_path: str, threads: int = 1) -> None:
-        from .net.critic_file import CriticNet
-        self.net = CriticNet.load(net_path, threads=threads)
-        self._threads = self.net.threads
-        self.name = f"ADP critic {self.net.info.arch}, one ply"
-        self.classical = Thinker()
+    net: Any
+    classical: "Thinker"
+    _threads: int
 
     def set_threads(self, threads: int) -> int:
-        """The session's thread count from the next move on (INFO thread_num); returns it."""
+        """The net's onnxruntime thread count from the next searched move on (the protocol's
+        `INFO thread_num`), clamped to 1..the usable cores; returns the count kept. Only
+        recorded here: the INFO arrives on the brain's reader thread, possibly while a search
+        evaluates with the current session, so the session is rebuilt by the next move that
+        uses the net, on the thinking thread, and that move's clock pays for it."""
         self._threads = clamp_threads(threads)
         return self._threads
 
@@ -350,6 +351,23 @@ class CriticThinker:
         except NetFormatError:
             return False
         return True
+
+    def forget(self) -> None:
+        """Drop the classical search's tables (the protocol's 'forget the hash table')."""
+        self.classical.forget()
+
+
+class CriticThinker(_NetOnItsGames):
+    """The brain's searcher with an ADP critic (`gomoku brain --net CRITIC.onnx`): the critic
+    one ply deep (engine.net.critic) on the games it was trained for, the classical search on
+    every other board size or rule."""
+
+    def __init__(self, net_path: str, threads: int = 1) -> None:
+        from .net.critic_file import CriticNet
+        self.net = CriticNet.load(net_path, threads=threads)
+        self._threads = self.net.threads
+        self.name = f"ADP critic {self.net.info.arch}, one ply"
+        self.classical = Thinker()
 
     def searcher(self, board: Board) -> str:
         return self.name if self.covers(board) else CLASSICAL_SEARCHER
@@ -368,12 +386,8 @@ class CriticThinker:
         info["searcher"] = self.name
         return PlayResult(move, info)
 
-    def forget(self) -> None:
-        """Drop the classical search's tables (the protocol's 'forget the hash table')."""
-        self.classical.forget()
 
-
-class NetThinker:
+class NetThinker(_NetOnItsGames):
     """The brain's searcher with a net: net + MCTS on the games the net was trained for, the
     classical search on every other board size, rule or win length.
 
@@ -388,23 +402,6 @@ class NetThinker:
         self._threads = self.net.threads  # what the manager asked for last (INFO thread_num)
         self.player = MCTSPlayer(MCTSConfig(playouts=playouts), self.net, name="net")
         self.classical = Thinker()     # the boards the net does not cover keep their TT too
-
-    def set_threads(self, threads: int) -> int:
-        """The net's onnxruntime thread count from the next searched move on (the protocol's
-        `INFO thread_num`), clamped to 1..the usable cores; returns the count kept. Only
-        recorded here: the INFO arrives on the brain's reader thread, possibly while a search
-        evaluates with the current session, so the session is rebuilt by the next move that
-        uses the net, on the thinking thread, and that move's clock pays for it."""
-        self._threads = clamp_threads(threads)
-        return self._threads
-
-    def covers(self, board: Board) -> bool:
-        from .net.metadata import NetFormatError
-        try:
-            self.net.info.check_game(board.width, board.height, board.rule.label)
-        except NetFormatError:
-            return False
-        return True
 
     def searcher(self, board: Board) -> str:
         return self.player.searcher if self.covers(board) else CLASSICAL_SEARCHER
@@ -424,7 +421,3 @@ class NetThinker:
             self.net.set_threads(wanted)
             limit = _spent(limit, time.perf_counter() - t0)
         return self.player.play(board, limit, stop=stop)
-
-    def forget(self) -> None:
-        """Drop the classical search's tables (the protocol's 'forget the hash table')."""
-        self.classical.forget()
