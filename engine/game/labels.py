@@ -160,31 +160,35 @@ def _check_magic(f: BinaryIO, path: Path) -> None:
         raise ValueError(f"{path} is not a scored-games file")
 
 
+def _games_with_ends(f: BinaryIO, path: Path) -> Iterator[tuple[ScoredGame, int]]:
+    """Each complete game of an open file and the offset just past it (a torn last game ends
+    the walk): the one reading loop of the reader and of the writer's cut."""
+    _check_magic(f, path)
+    while True:
+        head = f.read(_HEADER.size)
+        if len(head) < _HEADER.size:
+            return
+        game = _read_game(f, head)
+        if game is None:
+            return
+        yield game, f.tell()
+
+
 def read_games(path: Union[str, Path]) -> Iterator[ScoredGame]:
     """The file's complete games, in order, read in a stream (a torn last game is skipped)."""
     path = Path(path)
     with open(path, "rb") as f:
-        _check_magic(f, path)
-        while True:
-            head = f.read(_HEADER.size)
-            if len(head) < _HEADER.size:
-                return
-            game = _read_game(f, head)
-            if game is None:
-                return
+        for game, _ in _games_with_ends(f, path):
             yield game
 
 
 def _complete_length(path: Path) -> tuple[int, int]:
     """Bytes of the file's complete games (magic included) and how many games they are."""
+    end, count = len(MAGIC), 0
     with open(path, "rb") as f:
-        _check_magic(f, path)
-        end, count = len(MAGIC), 0
-        while True:
-            head = f.read(_HEADER.size)
-            if len(head) < _HEADER.size or _read_game(f, head) is None:
-                return end, count
-            end, count = f.tell(), count + 1
+        for _, end in _games_with_ends(f, path):
+            count += 1
+    return end, count
 
 
 class LabelWriter:
