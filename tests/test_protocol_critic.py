@@ -4,7 +4,9 @@ other boards."""
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -28,6 +30,17 @@ def critic(tmp_path_factory) -> str:
     return path
 
 
+@contextmanager
+def _warm_brain(critic: str, log: Path, size: int, turn_ms: int) -> Iterator[Brain]:
+    """The brain with the critic, started on a `size` board, its clock set, warmed up."""
+    with Brain(turn_ms=turn_ms, args=[GOMOKU, "brain", "--net", critic, "--log", str(log)]) as b:
+        b.send(f"START {size}")
+        assert b.line() == "OK"
+        b.send(f"INFO timeout_turn {turn_ms}")
+        wait_in_log(log, "engine warmed up")
+        yield b
+
+
 def _reply(b: Brain) -> tuple[str, list[str]]:
     messages = []
     reply = b.line()
@@ -39,11 +52,7 @@ def _reply(b: Brain) -> tuple[str, list[str]]:
 
 def test_the_brain_plays_the_critic_one_ply_deep_and_says_so(critic, tmp_path):
     log = tmp_path / "brain.log"
-    with Brain(turn_ms=1000, args=[GOMOKU, "brain", "--net", critic, "--log", str(log)]) as b:
-        b.send("START 15")
-        assert b.line() == "OK"
-        b.send("INFO timeout_turn 1000")
-        wait_in_log(log, "engine warmed up")
+    with _warm_brain(critic, log, 15, 1000) as b:
         played, messages = set(), []
         for x, y in [(7, 7), (8, 8), (6, 9), (9, 5)]:
             b.send(f"TURN {x},{y}")
@@ -68,11 +77,7 @@ def test_the_brain_plays_the_critic_one_ply_deep_and_says_so(critic, tmp_path):
 
 def test_the_brain_plays_the_classical_engine_where_the_critic_has_no_claim(critic, tmp_path):
     log = tmp_path / "brain.log"
-    with Brain(turn_ms=2000, args=[GOMOKU, "brain", "--net", critic, "--log", str(log)]) as b:
-        b.send("START 12")
-        assert b.line() == "OK"
-        b.send("INFO timeout_turn 2000")
-        wait_in_log(log, "engine warmed up")
+    with _warm_brain(critic, log, 12, 2000) as b:
         b.send("BOARD", "5,5,2", "6,6,1", "4,6,2", "DONE")
         reply, messages = _reply(b)
         assert MOVE_RE.match(reply), reply
