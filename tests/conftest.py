@@ -270,8 +270,67 @@ def ctrl_c_at(argv: list[str], marker: str, seconds: float = 240.0, **popen: Any
             proc.wait()
 
 
+#: At most this many tests start a real brain or `gomoku` process (marked `process`): each
+#: costs an interpreter start and a cache load, and runs in the serial group.
+MAX_PROCESS_TESTS = 40
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A `process` test is a serial one: it times a real process, which a busy neighbour skews."""
+    for item in items:
+        if item.get_closest_marker("process") is not None and not _in_serial_group(item):
+            item.add_marker(pytest.mark.xdist_group("serial"))
+
+
 def _in_serial_group(item: pytest.Item) -> bool:
     return any((m.args[:1] or (m.kwargs.get("name"),)) == ("serial",) for m in item.iter_markers("xdist_group"))
+
+
+def starts_gomoku(argv: Any) -> bool:
+    """Whether a command line starts the project: its scripts (`gomoku`, `pbrain-gomoku`, a
+    frozen brain) or this Python (which here only ever runs the project's code)."""
+    args = [argv] if isinstance(argv, (str, bytes, os.PathLike)) else list(argv or [])
+    if not args:
+        return False
+    name = os.path.basename(os.fsdecode(args[0]))
+    return name in ("gomoku", "pbrain-gomoku", "pbrain-gomoku.exe") or \
+        os.path.realpath(os.fsdecode(args[0])) == os.path.realpath(sys.executable)
+
+
+@pytest.fixture(autouse=True)
+def _process_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """A test that starts a real brain or `gomoku` process must be marked `process`, so that
+    such tests stay few (MAX_PROCESS_TESTS) and run serially; the rest drive the same code in
+    this process (the session on a scripted clock, the CLI through click's runner)."""
+    if request.node.get_closest_marker("process") is not None:
+        yield
+        return
+    started: list[str] = []
+    real_init = subprocess.Popen.__init__
+
+    def watched_init(self: subprocess.Popen, args: Any, *a: Any, **kw: Any) -> None:   # type: ignore[type-arg]
+        if starts_gomoku(args):
+            started.append(" ".join(os.fsdecode(x) for x in ([args] if isinstance(args, (str, bytes)) else args)))
+        real_init(self, args, *a, **kw)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", watched_init)
+    try:
+        import pexpect
+    except ImportError:
+        pexpect = None
+    if pexpect is not None:
+        real_spawn = pexpect.spawn.__init__
+
+        def watched_spawn(self: Any, command: str, *a: Any, **kw: Any) -> None:
+            if starts_gomoku([command]):
+                started.append(command)
+            real_spawn(self, command, *a, **kw)
+
+        monkeypatch.setattr(pexpect.spawn, "__init__", watched_spawn)
+    yield
+    if started:
+        pytest.fail(f"started {started[0]!r} but is not marked `process` "
+                    f"(at most {MAX_PROCESS_TESTS} tests may start a real process)", pytrace=False)
 
 
 @pytest.fixture(autouse=True)
