@@ -244,7 +244,7 @@ def _table_bytes(max_memory: Optional[int]) -> int:
     size = 32 << 20
     if max_memory and max_memory > 0:
         from gomoku.engine.timeman import table_memory_bytes
-        cap = table_memory_bytes(max_memory, 160 << 20) // 2
+        cap = table_memory_bytes(max_memory) // 2
         while size > (1 << 20) and size > cap:
             size >>= 1
     return size

@@ -283,14 +283,28 @@ def startup_cost_s(age_s: Optional[float] = None, cpu_s: Optional[float] = None)
     return max(0.0, min(age, cpu + 0.1, 2.0))
 
 
-def table_memory_bytes(max_memory: Optional[int], resident_bytes: int,
+#: What a brain holds before any table: Python, numpy, the compiled engine, onnxruntime. The
+#: peak (VmHWM) over a game with the smallest tables, `python -m gomoku.tools.brain_memory
+#: --max-memory 1 --seed S`: 225-244 MiB over seeds 1-3 (2026-12-01, Python 3.11, x86-64 Linux,
+#: warm cache). One figure for the table sizes, the brain's warning and the docs.
+BRAIN_RESIDENT_BYTES = 245 << 20
+#: Kept back beyond that peak: a measured peak already holds numba's and Python's garbage, so
+#: this covers only what a different game or platform adds.
+MEMORY_MARGIN_BYTES = 32 << 20
+#: The smallest tables the engine plays with, whatever the limit says.
+MIN_TABLE_BYTES = 4 << 20
+#: The smallest `max_memory` a brain can keep to; below it the brain says so and plays anyway.
+MIN_USABLE_MEMORY = BRAIN_RESIDENT_BYTES + MEMORY_MARGIN_BYTES + MIN_TABLE_BYTES
+
+
+def table_memory_bytes(max_memory: Optional[int], resident_bytes: int = BRAIN_RESIDENT_BYTES,
                        default_total: int = 350 * 1024 * 1024) -> int:
     """Bytes the engine may spend on tables (TT, trees) under the process-wide `max_memory`.
 
     0/None means no announced limit: we still keep to `default_total` (Gomocup's 350 MB).
-    What the process already holds plus 25% headroom (numba/LLVM, Python garbage) is kept back;
-    the floor is 4 MB so a tiny or impossible limit still lets the engine play.
+    What the process holds (`resident_bytes`, a measured peak) plus MEMORY_MARGIN_BYTES is kept
+    back; the floor MIN_TABLE_BYTES lets the engine play under a tiny or impossible limit.
     """
     total = default_total if not max_memory or max_memory <= 0 else min(max_memory, 4 * default_total)
-    spare = total - resident_bytes - max(32 * 1024 * 1024, resident_bytes // 4)
-    return max(4 * 1024 * 1024, int(spare))
+    spare = total - resident_bytes - MEMORY_MARGIN_BYTES
+    return max(MIN_TABLE_BYTES, int(spare))

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 from gomoku.engine import timeman
 from gomoku.engine.game.rules import Rule, rule_from_piskvork
 from gomoku.engine.limits import SearchInfo
-from gomoku.engine.timeman import TimeInfo
+from gomoku.engine.timeman import MIN_USABLE_MEMORY, TimeInfo
 from gomoku.protocol import swap2
 from gomoku.protocol.commands import (Command, ascii_text, format_move, parse_coord, parse_field,
                                       parse_info, parse_int, parse_line, parse_size)
@@ -26,8 +26,6 @@ from gomoku.protocol.thinker import Answer, Clock, MoveRequest, run_request
 
 #: Data lines kept per BOARD/YXBOARD/SWAP2BOARD block (a 22x22 board has 484 cells).
 MAX_BLOCK_LINES = 600
-#: A max_memory below this (bytes) cannot be honoured; we say so once, then play anyway.
-MIN_USABLE_MEMORY = 64 * 1024 * 1024
 # Shortest search worth starting before any search has run and before the warm-up has loaded
 # the search from numba's cache (loading it takes 0.1-0.3 s of CPU): with less left the move
 # is the cheap one.
@@ -176,7 +174,8 @@ class Session:
             setattr(self.time, key, num)
             if key == "max_memory" and 0 < num < MIN_USABLE_MEMORY:
                 self._pending_messages.append(
-                    f"max_memory {num} bytes is below what this brain needs (about 120 MB); "
+                    f"max_memory {num} bytes is below what this brain needs "
+                    f"(about {MIN_USABLE_MEMORY >> 20} MB); "
                     "playing with the smallest tables")
             req = self.request
             if req is not None and not req.done.is_set():

@@ -95,6 +95,17 @@ def test_table_memory():
     assert timeman.table_memory_bytes(1, 120 * mb) == 4 * mb
 
 
+def test_the_brains_tables_under_gomocups_limit_and_below_what_it_needs():
+    # one memory figure: the TT keeps its full 32 MiB under Gomocup's 350 MB, and a limit
+    # below the brain's own memory leaves the smallest tables, the floor's half for the TT
+    from gomoku.engine.agent import _table_bytes
+    mb = 1024 * 1024
+    assert timeman.table_memory_bytes(367001600) == 350 * mb - timeman.BRAIN_RESIDENT_BYTES - 32 * mb
+    assert _table_bytes(367001600) == 32 * mb
+    assert _table_bytes(timeman.MIN_USABLE_MEMORY - 1) == 2 * mb
+    assert timeman.table_memory_bytes(timeman.MIN_USABLE_MEMORY) == timeman.MIN_TABLE_BYTES
+
+
 def test_search_deadlines_from_a_limit():
     from gomoku.engine.limits import Limit
     s = 100.0

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 
 from ..limits import Limit, PlayResult
-from ..timeman import time_budget
+from ..timeman import table_memory_bytes, time_budget
 from ..game.rules import Rule
 from ..interrupt import either
 from .search import MCTS, MCTSConfig
@@ -34,8 +34,6 @@ VCT_NODES = 100_000
 #: budget each, and a move runs one probe or two before the search and usually two after it
 PROBE_NODES_PER_S = 10_000
 VCT_MIN_NODES = 1_000
-#: share of the protocol's max_memory the tree may take
-TREE_SHARE = 0.25
 #: candidates checked for an opponent VCF or VCT before the search's choice stands anyway
 VETO_CANDIDATES = 4
 
@@ -78,10 +76,10 @@ class MCTSPlayer:
             self._game = key
             config = self.config
             if max_memory and max_memory > 0:
-                # the tree gets a share of the process budget: numba, onnxruntime and the net
-                # itself take about 150 MB of a brain's 350 MB
-                config = dataclasses.replace(config, tree_bytes=int(min(config.tree_bytes,
-                                                                         max(8 << 20, max_memory * TREE_SHARE))))
+                # the tree gets what the process budget leaves beside the brain's own memory
+                # (timeman's one figure), and never less than a tree that still searches
+                spare = table_memory_bytes(max_memory)
+                config = dataclasses.replace(config, tree_bytes=int(min(config.tree_bytes, max(8 << 20, spare))))
             self._mcts = MCTS(board.width, board.height, key[2], self.win_length, self.players, config,
                               evaluator=self.evaluator, seed=self.seed)
         return self._mcts
