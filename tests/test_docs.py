@@ -176,6 +176,11 @@ def test_docs_keep_run_diaries_under_lab() -> None:
     """docs/ is the reference; the diaries of runs and experiments live in docs/lab/."""
     assert (ROOT / "docs" / "lab" / "training.md").is_file()
     assert not (ROOT / "docs" / "training.md").exists()
+    assert (ROOT / "docs" / "lab" / "learned-eval.md").is_file()
+    import re
+    diary = re.compile(r"(?m)^(#+ *(Next steps|Status)\b|Status:)")
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    assert [p.name for p in pages if diary.search(_text(p))] == []
 
 
 def test_the_papers_are_cited_by_name_not_by_number() -> None:

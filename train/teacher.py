@@ -10,7 +10,7 @@ them to every update, with the soft target (P, 1 - P, 0) on the value head only.
 A teacher announces some positions as won or lost (P exactly 1 or 0). A deep search settles
 most of those by its threat solvers before it asks the evaluator, so `--scores-decided-weight`
 can draw them less often than the quiet ones, the positions the search still asks about. (Measured
-in docs/learned-eval.md, "Training for the quiet positions": the held-out quiet positions
+in docs/lab/learned-eval.md, "Training for the quiet positions": the held-out quiet positions
 improved, play did not.)
 
 A share of the teacher's games (`--scores-holdout`) is kept out of training, whole games at a
