@@ -249,15 +249,26 @@ class ScriptedLoader(EngineLoader):
         self.replies: list = list(replies or [])
         self.clock = clock
         self.calls: list[Call] = []
+        self._called = threading.Condition()
         for event in (self.board_ready, self.ready, self.warmed, self.finished):
             event.set()
 
     def _think(self, board: Any, limit: Any, stop: threading.Event) -> SimpleNamespace:
         call = Call(board, limit, self.clock(), stop)
-        self.calls.append(call)
+        with self._called:
+            self.calls.append(call)
+            self._called.notify_all()
         reply = self.replies.pop(0) if self.replies else _near_centre(board)
         move = reply(call) if callable(reply) else reply
         return SimpleNamespace(move=move, info={})
+
+
+    def searching(self, n: int = 1) -> Call:
+        """Wait until the session has started its `n`th search (a test moves the clock on only
+        once the search holds its deadlines); returns that search."""
+        with self._called:
+            assert self._called.wait_for(lambda: len(self.calls) >= n, WAKE_S), "no search started"
+            return self.calls[n - 1]
 
 
 def _near_centre(board: Any) -> tuple[int, int]:
