@@ -231,9 +231,6 @@ class Call:
     stop: threading.Event
 
 
-Reply = Union[tuple[int, int], None, Callable[[Call], Optional[tuple[int, int]]]]
-
-
 class ScriptedLoader(EngineLoader):
     """The real EngineLoader class (its locking, notices, describe), loaded with the real Board
     and Limit but a scripted `think`: each search takes the next of `replies` (a move, None for
@@ -283,14 +280,6 @@ def waits_for_stop(move: tuple[int, int]) -> Callable[[Call], tuple[int, int]]:
     def search(call: Call) -> tuple[int, int]:
         assert call.stop.wait(WAKE_S), "the search was never stopped"
         return move
-    return search
-
-
-def hangs(release: threading.Event) -> Callable[[Call], tuple[int, int]]:
-    """A search that ignores the stop flag until `release` (a stuck search)."""
-    def search(call: Call) -> tuple[int, int]:
-        release.wait(WAKE_S)
-        return (0, 0)
     return search
 
 
