@@ -97,7 +97,9 @@ class Script:
             self.ended = True
 
     def send(self, *lines: Union[str, bytes], eol: str = "\n") -> None:
-        """Lines in one read (str gets `eol` appended; bytes go as they are)."""
+        """Lines in one read (str gets `eol` appended; bytes go as they are); at least one
+        (an empty read is the end of input: `feed(b"")`)."""
+        assert lines, "send() needs a line"
         self.feed(b"".join(x if isinstance(x, bytes) else (x + eol).encode() for x in lines))
 
     def advance(self, seconds: float) -> float:
