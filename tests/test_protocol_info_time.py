@@ -276,22 +276,22 @@ def test_end_input_ends_the_session_without_output():
 
 
 @pytest.mark.process
-@pytest.mark.parametrize("how", ["END", "EOF"])
-def test_end_or_eof_while_thinking_exits_at_once_and_prints_nothing(how):
+def test_end_or_eof_while_thinking_exits_at_once_and_prints_nothing():
     """The brain leaves at once on END or end of input, even in a 30 s search, and never prints
-    the move it was thinking about."""
-    with Brain() as b:
-        b.send("START 15")
-        assert b.line() == "OK"
-        b.send("INFO timeout_turn 30000", "BEGIN")
-        if how == "END":
-            b.send("END")
-        else:
-            b.close_stdin()
-        rc, dt = b.wait_exit()
-        assert rc == 0 and dt < EXIT_S
-        b._t_out.join(EXIT_S)
-        assert b.lines.get_nowait()[1] is None     # only the end-of-output marker
+    the move it was thinking about (one brain for each)."""
+    for how in ("END", "EOF"):
+        with Brain() as b:
+            b.send("START 15")
+            assert b.line() == "OK"
+            b.send("INFO timeout_turn 30000", "BEGIN")
+            if how == "END":
+                b.send("END")
+            else:
+                b.close_stdin()
+            rc, dt = b.wait_exit()
+            assert rc == 0 and dt < EXIT_S, how
+            b._t_out.join(EXIT_S)
+            assert b.lines.get_nowait()[1] is None, how     # only the end-of-output marker
 
 
 def test_data_files_do_not_depend_on_cwd(tmp_path, monkeypatch):
