@@ -153,6 +153,32 @@ def test_policy_moves_go_out_without_the_engine():
     assert lines[0] == "OK" and MOVE_RE.match(lines[1]) and lines[1] != "7,7"
 
 
+def test_the_search_is_handed_the_moves_deadlines():
+    """What the engine is told: stop at the move's soft deadline, end its checks before the hard
+    one (timeman.engine_times), from the moment the TURN was read; its move goes out at once."""
+    from gomoku.engine import timeman
+    from protocol_script import ScriptedLoader
+    clock = FakeClock()
+    engine = ScriptedLoader([(3, 3), (4, 4)], clock=clock)
+    with script_started(loader=engine, clock=clock, depth=None) as b:
+        b.send("INFO timeout_turn 1000", "INFO timeout_match 0", "TURN 7,7")
+        t = b.sent_at
+        assert b.move() == (3, 3) and b.last_at == t
+        budget = b.session.request.budget
+        call = engine.calls[0]
+        assert call.at == t and (round(budget.soft - t, 3), round(budget.hard - t, 3)) == (0.65, 0.7)
+        assert (call.limit.turn_time, call.limit.hard_time) == timeman.engine_times(budget, t)
+        assert call.limit.depth is None and call.limit.nodes is None
+        b.advance(10.0)
+        b.send("INFO max_depth 6", "INFO max_node 5000", "TURN 8,8")     # the manager's search caps
+        t = b.sent_at
+        assert b.move() == (4, 4)
+        call = engine.calls[1]
+        assert (call.limit.depth, call.limit.nodes) == (6, 5000)
+        assert round(call.limit.turn_time, 3) == 0.8                     # not the first move now
+        b.end()
+
+
 def started(size: int = 15, **kw) -> Script:
     return script_started(size, **kw)
 
