@@ -53,21 +53,29 @@ def run(log_path: Optional[str] = None, warmup: bool = True,
             data = os.read(0, READ_CHUNK)
         except OSError:
             data = b""
-        t_read = clock()
-        lines = splitter.feed(data) if data else splitter.flush()
-        for line in lines:
-            if log_path:
-                print(f"> {line[:200]}")
-            cmd = parse_line(line)
-            if cmd is not None and cmd.name == "END":
-                _quit(out)
-            try:
-                session.handle_line(line, t_read)
-            except Exception as exc:  # noqa: BLE001 - one ERROR line, keep serving
-                traceback.print_exc()
-                out.send(f"ERROR internal error: {type(exc).__name__}")
-        if not data:
+        if not serve_chunk(session, out, splitter, data, clock(), log=bool(log_path)):
             _quit(out)
+
+
+def serve_chunk(session: Session, out: ProtocolOutput, splitter: LineSplitter, data: bytes,
+                t_read: float, log: bool = False) -> bool:
+    """Hand the lines in `data` (one read of stdin, b"" at end of input) to the session, all
+    stamped `t_read`; False once the brain must quit (END, or end of input), with nothing
+    after END handed on. `run`'s loop body, apart so that tests drive the session exactly as
+    the process does, on scripted input and a scripted clock, without a process."""
+    lines = splitter.feed(data) if data else splitter.flush()
+    for line in lines:
+        if log:
+            print(f"> {line[:200]}")
+        cmd = parse_line(line)
+        if cmd is not None and cmd.name == "END":
+            return False
+        try:
+            session.handle_line(line, t_read)
+        except Exception as exc:  # noqa: BLE001 - one ERROR line, keep serving
+            traceback.print_exc()
+            out.send(f"ERROR internal error: {type(exc).__name__}")
+    return bool(data)
 
 
 def _quit(out: ProtocolOutput) -> None:

@@ -5,7 +5,8 @@ The numba cache is built before any timed subprocess test. `Brain` runs the real
 tests can assert deadlines and silence (no line at all after INFO or END). `FakeClock` is the
 injectable clock of the protocol's time-policy tests. `ctrl_c_at` sends a command Ctrl-C at a
 line of its output and times the stop. Test modules import these with
-`from conftest import ...` (pytest puts tests/ on the path).
+`from conftest import ...` (pytest puts tests/ on the path). The protocol tests that need no
+process drive the session in this process instead: protocol_script.Script.
 """
 from __future__ import annotations
 
@@ -183,15 +184,6 @@ class Brain:
                     s.close()
             except OSError:
                 pass
-
-
-def wait_in_log(log: Path, text: str, seconds: float = 120.0) -> None:
-    """Wait until the brain's log (GOMOKU_BRAIN_LOG) says `text`: the moves that test a loaded
-    engine come after "engine ready after", not after a guess at how long loading takes."""
-    deadline = time.monotonic() + seconds
-    while text not in (log.read_text() if log.exists() else ""):
-        assert time.monotonic() < deadline, f"{text!r} not in the brain's log within {seconds:.0f} s"
-        time.sleep(0.02)
 
 
 #: The requirement: a `gomoku` command stops within this many seconds of Ctrl-C, whatever the load.

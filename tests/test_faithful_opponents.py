@@ -5,18 +5,17 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from gomoku.engine.match.players import SpecError, make_player, parse_spec
 from gomoku.engine.mcts import tree as T
 from gomoku.engine.mcts.search import MCTS, MCTSConfig
+from gomoku.tools.cli import main
 
-GOMOKU = Path(sys.executable).parent / "gomoku"
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 
@@ -108,21 +107,18 @@ def test_random_net_without_torch_is_refused_in_one_line(monkeypatch):
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="random nets are made with torch (the train extra)")
-def test_an_unknown_architecture_is_refused_in_one_line():
+@pytest.mark.process
+def test_random_net_plays_a_match_its_seed_makes_the_net_and_a_bad_arch_is_one_line(tmp_path):
+    """Random nets are made by a trainer child process (torch stays out of the match)."""
     with pytest.raises(SpecError) as err:
         parse_spec("random-net:arch=nosuchnet")
     assert "unknown architecture 'nosuchnet'" in str(err.value) and "\n" not in str(err.value)
-
-
-@pytest.mark.skipif(not HAS_TORCH, reason="random nets are made with torch (the train extra)")
-def test_random_net_plays_a_match_and_its_seed_makes_the_net(tmp_path):
     cache = tmp_path / "nets"
     env = dict(os.environ, GOMOKU_RANDOM_NETS=str(cache))
     js = tmp_path / "r.json"
-    p = subprocess.run([str(GOMOKU), "match", "random-net:arch=cnn3,seed=3,playouts=16", "random", "--size", "6",
-                        "-n", "2", "-t", "0", "-o", "none", "--json", str(js)],
-                       capture_output=True, text=True, timeout=600, env=env)
-    assert p.returncode == 0, p.stderr
+    p = CliRunner().invoke(main, ["match", "random-net:arch=cnn3,seed=3,playouts=16", "random", "--size", "6",
+                                  "-n", "2", "-t", "0", "-o", "none", "--json", str(js)], env=env)
+    assert p.exit_code == 0, p.output
     assert json.loads(js.read_text())["games"] == 2
     assert "Score of random-cnn3-seed3 vs random: " in p.stdout
     assert [f.name for f in cache.iterdir()] == ["cnn3-seed3-6x6-k5-p2-freestyle.onnx"]

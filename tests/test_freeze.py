@@ -16,6 +16,7 @@ GOMOKU = str(Path(sys.executable).parent / "gomoku")
 
 
 @pytest.mark.slow
+@pytest.mark.process
 def test_frozen_brain_plays_a_searched_first_move_from_its_shipped_cache(tmp_path):
     out = subprocess.run([GOMOKU, "freeze", str(tmp_path / "dist"), "--name", "pbrain-test"],
                          capture_output=True, text=True, timeout=1800)

@@ -37,6 +37,7 @@ print(s1.alloc - s0.alloc, (s1.alloc - s1.free) - (s0.alloc - s0.free))
 """
 
 
+@pytest.mark.process
 def test_a_search_over_the_hot_paths_allocates_nothing() -> None:
     """Without the runtime, an array allocated in a hot function would never be freed (and
     would not compile: see the cold-cache test below). A renju search, foul
@@ -59,6 +60,7 @@ print(alphabeta.search(b.state, max_depth=2).move)
 
 
 @pytest.mark.slow
+@pytest.mark.process
 @pytest.mark.timeout(1200)      # a whole cold compile: about 160 s quiet, over 300 s on a loaded machine
 def test_search_compiles_first_on_a_cold_cache() -> None:
     """A callee compiled from inside a function without the runtime inherits that, and an

@@ -85,6 +85,7 @@ except KeyboardInterrupt:
 
 
 @pytest.mark.xdist_group("serial")
+@pytest.mark.process
 def test_a_main_thread_stuck_in_c_is_ended_after_the_grace():
     r = ctrl_c_at([sys.executable, "-c", STUCK], "ready", seconds=60)
     assert r.code == 130, r.out
@@ -94,6 +95,7 @@ def test_a_main_thread_stuck_in_c_is_ended_after_the_grace():
 
 
 @pytest.mark.xdist_group("serial")
+@pytest.mark.process
 def test_a_second_ctrl_c_ends_a_clean_up_that_hangs():
     """The first Ctrl-C was handled (the clean-up runs, so no forced exit after the grace); the
     second one ends the process at once."""
@@ -121,6 +123,7 @@ def test_a_second_ctrl_c_ends_a_clean_up_that_hangs():
 
 
 @pytest.mark.xdist_group("serial")
+@pytest.mark.process
 def test_ctrl_c_stops_a_registered_solver_at_once():
     r = ctrl_c_at([sys.executable, "-c", SOLVER], "ready", seconds=120)
     assert r.code == 130, r.out

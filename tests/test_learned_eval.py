@@ -195,34 +195,32 @@ def test_a_learned_player_names_its_evaluator_and_plays_the_tables_under_other_r
     assert player.play(renju, Limit()).info["searcher"] == "classical alpha-beta + VCF/VCT"
 
 
-def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with_over_a_pipe(tmp_path) -> None:
+def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with(tmp_path, monkeypatch, capsys) -> None:
     """`gomoku train --arch mix8`: a generation of classical games, then one of the alpha-beta's
     games with the evaluator of the first; each generation writes NAME.eval.npz beside its net,
-    the run's matches are the alpha-beta's, and `pbrain-gomoku --eval` plays with the result.
+    the run's matches are the alpha-beta's, and `pbrain-gomoku --eval` plays with the result (its
+    start-up check and loader, on the session in this process; the commands through click's runner).
     A teacher's scored positions join the updates (the decided ones at half the chance), and each
     generation reports the value head's loss on the teacher's held-out games beside the tables',
     on all of them and on their quiet positions."""
-    import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+    from click.testing import CliRunner
+    from gomoku.protocol import brain
+    from gomoku.tools.cli import main
     from gomoku.train.replay import ReplayStore
-    from conftest import Brain
-    bin_dir = Path(sys.executable).parent
+    from protocol_script import Script, real_loader
     run = tmp_path / "mix"
     scores = tmp_path / "scores.txt"
     scores.write_text("# scored positions: rule freestyle size 9\n" + "".join(
         f"g{g} {(0.3, 0.35, 1.0)[k]:.2f} 4,4 {g},{(g + 3) % 9}" + (" 2,6" if k else "") + (" 6,2" if k == 2 else "")
         + "\n" for g in range(8) if g != 4 for k in range(3)))
-    out = subprocess.run([str(bin_dir / "gomoku"), "train", "--board", "9", "--arch", "mix8", "--run", str(run),
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    out = CliRunner().invoke(main, ["train", "--board", "9", "--arch", "mix8", "--run", str(run),
                           "--scores", str(scores), "--scores-batch", "8", "--scores-holdout", "0.25",
                           "--scores-decided-weight", "0.5",
                           "--bootstrap", "1", "--bootstrap-nodes", "300", "--games-per-gen", "2", "--updates", "2",
                           "--batch", "32", "--generations", "2", "--eval-games", "2", "--classical-games", "2",
-                          "--ladder-games", "2", "--workers", "1", "--plain"],
-                         capture_output=True, text=True, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+                          "--ladder-games", "2", "--workers", "1", "--plain"])
+    assert out.exit_code == 0, out.output[-2000:]
     store = ReplayStore(run / "replay")
     assert {name.split("-")[1] for name in store.names()} == {"classical", "learned"}, store.names()
     assert all(g.source == "learned" for name in store.names() if "learned" in name for g in store.games(name))
@@ -237,21 +235,17 @@ def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with_over_a_pipe
                for r in records)
     assert "held out, where the tables' value loss is" in out.stdout
     assert "(7 decided)" in out.stdout and "decided ones drawn at 0.5 the chance of quiet ones" in out.stdout
-    plot = subprocess.run([str(bin_dir / "gomoku"), "plot", str(run)], capture_output=True, text=True, timeout=300)
-    assert plot.returncode == 0 and (run / "plots" / "teacher.png").read_bytes()[:4] == b"\x89PNG", plot.stderr
+    plot = CliRunner().invoke(main, ["plot", str(run)])
+    assert plot.exit_code == 0 and (run / "plots" / "teacher.png").read_bytes()[:4] == b"\x89PNG", plot.output
     ev = load_evaluator(run / "nets" / "best.eval.npz")
     assert (ev.arch, ev.rule) == ("mix8", "freestyle")
-    log = tmp_path / "brain.log"
-    with Brain(turn_ms=1000, args=[str(bin_dir / "pbrain-gomoku"), "--eval", str(run / "nets" / "best.onnx")],
-               env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
-        b.send("START 9")
+    monkeypatch.setenv("GOMOKU_EVAL", "")                      # restored after the test
+    assert brain.named_files_problem(evaluator=str(run / "nets" / "best.onnx")) is None
+    capsys.readouterr()
+    with Script(loader=real_loader(evaluator=brain.os.environ["GOMOKU_EVAL"], fresh=True), turn_ms=1000) as b:
+        b.send("START 9", "INFO max_depth 4")
         assert b.line() == "OK"
         b.send("INFO timeout_turn 1000")
-        for _ in range(200):                       # the moves that count come once it has loaded
-            if "engine ready after" in log.read_text():
-                break
-            import time
-            time.sleep(0.1)
         played = set()
         for x, y in [(4, 4), (5, 5), (3, 6)]:
             b.send(f"TURN {x},{y}")
@@ -263,7 +257,7 @@ def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with_over_a_pipe
         about = b.line()
         b.end()
     assert "learned evaluator best (mix8) under freestyle" in about, about
-    assert "evaluator loaded" in log.read_text()
+    assert "evaluator loaded" in capsys.readouterr().out
 
 
 def test_the_policy_orders_moves_when_given_a_weight_and_specs_set_it(tmp_path) -> None:
@@ -300,50 +294,53 @@ def test_a_share_of_zero_searches_exactly_as_the_tables_do() -> None:
     assert half.nodes != tables.nodes
 
 
-def test_the_brain_plays_the_blend_it_is_given_and_names_it(tmp_path) -> None:
+def test_the_brain_plays_the_blend_it_is_given_and_names_it(tmp_path, monkeypatch, capsys) -> None:
     """`pbrain-gomoku --eval FILE --share P` (or GOMOKU_EVAL_SHARE=P) plays the blend a match
     spec's share=P plays, and ABOUT says so; a share that is no percent is a usage error on
-    stderr before the protocol starts, with nothing on stdout."""
-    import subprocess
-    import sys
-    from conftest import Brain, wait_in_log
-    pbrain = str(Path(sys.executable).parent / "pbrain-gomoku")
+    stderr before the protocol starts, with nothing on stdout. The command line through
+    brain.main's own parsing, the game on the session in this process (protocol_script)."""
+    from click.testing import CliRunner
+    from gomoku.engine.search.blend import SHARE_ENV
+    from gomoku.protocol import brain
+    from gomoku.tools.cli import main
+    from protocol_script import Script, real_loader
     model = _net("freestyle")
     path = tmp_path / "f.eval.npz"
     save_evaluator(path, model.evaluator_weights(), model.arch, "freestyle")
-    for args, env, share in (([pbrain, "--eval", str(path), "--share", "30"], {}, 30),
-                             ([pbrain, "--eval", str(path)], {"GOMOKU_EVAL_SHARE": "70"}, 70)):
-        log = tmp_path / f"brain{share}.log"
-        with Brain(turn_ms=300, args=args, env={"GOMOKU_BRAIN_LOG": str(log), **env}) as b:
-            b.send("START 15", "INFO timeout_turn 300")
+    args = ["--eval", str(path), "--share", "30"]
+    assert brain._share_option(args) == (["--eval", str(path)], "30")      # what main puts in SHARE_ENV
+    assert brain._share_option(["--eval", str(path), "--share=30"]) == (["--eval", str(path)], "30")
+    for share in (30, 70):
+        monkeypatch.setenv(SHARE_ENV, str(share))
+        capsys.readouterr()
+        with Script(loader=real_loader(evaluator=str(path), fresh=True)) as b:
+            b.send("START 15", "INFO timeout_turn 300", "INFO max_depth 4")
             assert b.line() == "OK"
-            wait_in_log(log, "engine ready after")
             b.send("TURN 7,7")
             b.move(size=(15, 15))
             b.send("ABOUT")
             about = b.line()
             b.end()
         assert f"learned evaluator f (mix8) at share={share} under freestyle" in about, about
-        assert f"share={share})" in log.read_text()
-    log = tmp_path / "brain-bad.log"              # a bad environment is logged, never fatal
-    with Brain(turn_ms=300, args=[pbrain, "--eval", str(path)],
-               env={"GOMOKU_BRAIN_LOG": str(log), "GOMOKU_EVAL_SHARE": "half"}) as b:
-        b.send("START 15")
+        assert f"share={share})" in capsys.readouterr().out
+    monkeypatch.setenv(SHARE_ENV, "half")         # a bad environment is logged, never fatal
+    with Script(loader=real_loader(evaluator=str(path), fresh=True)) as b:
+        b.send("START 15", "INFO max_depth 4")
         assert b.line() == "OK"
-        wait_in_log(log, "engine ready after")
         b.send("BEGIN")
         b.move(size=(15, 15))
         b.end()
     assert "GOMOKU_EVAL_SHARE not used (share='half' is not a whole number); the evaluator gives share=100" \
-        in log.read_text()
+        in capsys.readouterr().out
+    monkeypatch.delenv(SHARE_ENV)
     for bad, said in (("150", "share=150 is not a percent (0..100)"), ("", "--share needs a percent")):
-        out = subprocess.run([pbrain, "--eval", str(path), "--share", *([bad] if bad else [])],
-                             capture_output=True, text=True, timeout=60)
-        assert out.returncode == 2 and out.stdout == "" and said in out.stderr, (out.stdout, out.stderr)
-        assert len(out.stderr.strip().splitlines()) == 1
-    gomoku = str(Path(sys.executable).parent / "gomoku")
-    out = subprocess.run([gomoku, "brain", "--share", "50"], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and out.stdout == "" and "--share needs --eval" in out.stderr, out.stderr
+        with pytest.raises(SystemExit) as exc:
+            brain.main(["--eval", str(path), "--share", *([bad] if bad else [])])
+        out, err = capsys.readouterr()
+        assert exc.value.code == 2 and out == "" and said in err, (out, err)
+        assert len(err.strip().splitlines()) == 1
+    out = CliRunner().invoke(main, ["brain", "--share", "50"])
+    assert out.exit_code == 2 and out.stdout == "" and "--share needs --eval" in out.stderr, out.output
 
 
 DEV_EVAL = Path(__file__).resolve().parent.parent / "weights" / "dev" / "mix16-freestyle-g132-lines.eval.npz"

@@ -95,15 +95,13 @@ def test_a_five_in_a_row_net_is_refused_for_four_in_a_row(tmp_path):
 
 
 def test_gomoku_info_prints_the_metadata_and_refuses_in_one_line(tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
-    gomoku = Path(sys.executable).parent / "gomoku"
+    from click.testing import CliRunner
+    from gomoku.tools.cli import main
     path = conv_net(str(tmp_path / "c.onnx"), sizes=(8, 15), channels=(8,))
-    p = subprocess.run([str(gomoku), "info", path], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
+    p = CliRunner().invoke(main, ["info", path])
+    assert p.exit_code == 0, p.output
     assert "cnn8, 2 players, 5 in a row, rules freestyle, boards 8,15" in p.stdout
     assert "input  planes" in p.stdout and "output value" in p.stdout
     bad = uniform_net(str(tmp_path / "bare.onnx"), meta_override={})
-    p = subprocess.run([str(gomoku), "info", bad], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 1 and "not a gomoku net" in p.stderr and "Traceback" not in p.stderr
+    p = CliRunner().invoke(main, ["info", bad])
+    assert p.exit_code == 1 and "not a gomoku net" in p.stderr and "Traceback" not in p.output

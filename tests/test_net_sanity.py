@@ -232,17 +232,14 @@ def test_ship_refuses_a_net_that_fails_and_writes_nothing(tmp_path: Path) -> Non
     assert not weights.exists()
 
 
-def test_ship_refuses_the_corner_opening_15x15_net_through_the_installed_command(tmp_path: Path) -> None:
-    """The issue's net, as a run's best generation, through the real `gomoku` entry point."""
-    import subprocess
-    import sys
+def test_ship_refuses_the_corner_opening_15x15_net_through_the_command(tmp_path: Path) -> None:
+    """The corner-opening net, as a run's best generation, through `gomoku ship` (click's
+    runner: the command's own code, with its exit status and its error stream)."""
     entry = json.loads((WEIGHTS / "manifest.json").read_text())["nets"]["15x15k5-b4c32"]
     run = _run_folder(tmp_path / "run", WEIGHTS / entry["file"], WEIGHTS / entry["checkpoint"], 15)
     weights = tmp_path / "weights"
-    gomoku = Path(sys.executable).with_name("gomoku")
-    done = subprocess.run([str(gomoku), "ship", str(run), "again15", "--weights", str(weights)],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 1, done.stdout + done.stderr
+    done = CliRunner().invoke(main, ["ship", str(run), "again15", "--weights", str(weights)])
+    assert done.exit_code == 1, done.output
     err = [ln for ln in done.stderr.splitlines() if ln.strip()]
     assert len(err) == 1 and "fails opening (freestyle, 15x15): first move b2 (1,1)" in err[0], done.stderr
     assert not weights.exists()

@@ -1,18 +1,10 @@
-"""BOARD and rule awareness against the real brain: positions set in one block, the rule from INFO."""
+"""BOARD and rule awareness: positions set in one block, the rule from INFO. The real session
+and engine in this process (protocol_script), each search bounded by depth."""
 from __future__ import annotations
 
 import pytest
 
-from conftest import Brain
-
-
-def started(size: int = 15, rule: int | None = None, turn_ms: int = 1000) -> Brain:
-    b = Brain(turn_ms=turn_ms)
-    if rule is not None:
-        b.send(f"INFO rule {rule}")
-    b.send(f"START {size}")
-    assert b.line() == "OK"
-    return b
+from protocol_script import Script, started
 
 
 WE_ARE_BLACK = ("7,7,1", "7,8,2", "8,8,1", "6,7,2")
@@ -66,7 +58,7 @@ def test_board_with_impossible_stone_counts_is_refused():
     with started() as b:
         b.send("BOARD", "7,7,1", "8,8,1", "9,9,1", "DONE")
         assert b.line().startswith("ERROR ")
-        b.silent(0.3)
+        b.silent()
         b.send("BOARD", "7,7,1", "DONE")                 # own stone more: also impossible
         assert b.line().startswith("ERROR ")
         b.send("BOARD", "7,7,2", "DONE")
@@ -131,7 +123,7 @@ def test_renju_black_avoids_forbidden_cells():
         assert b.move() != (6, 8)
         # YXBOARD sets the position without a move; YXSHOWFORBID lists black's fouls
         b.send("YXBOARD", "7,7,1", "7,8,2", "8,6,1", "8,8,2", "7,9,1", "8,5,2", "8,10,1", "8,11,2", "DONE")
-        b.silent(0.2)
+        b.silent()
         b.send("YXSHOWFORBID")
         line = b.line()
         assert line.startswith("FORBID ") and line.endswith(".")
@@ -148,10 +140,9 @@ def test_caro_rules_block_the_open_three(rule):
 
 
 def test_info_rule_before_start_applies_to_the_game():
-    b = Brain(turn_ms=1000)
-    with b:
-        b.send("INFO rule 1")
-        b.silent(0.1)
+    with Script() as b:
+        b.send("INFO rule 1", "INFO max_depth 4")
+        b.silent()
         b.send("START 15")
         assert b.line() == "OK"
         b.send("BOARD", *THREE_OR_OVERLINE, "DONE")
@@ -162,7 +153,7 @@ def test_info_rule_before_start_applies_to_the_game():
 def test_info_rule_after_start_applies_to_the_game():
     with started() as b:
         b.send("INFO rule 1")
-        b.silent(0.1)
+        b.silent()
         b.send("BOARD", *THREE_OR_OVERLINE, "DONE")
         assert b.move() in {(5, 7), (9, 7)}
         b.end()

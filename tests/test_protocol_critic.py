@@ -1,24 +1,20 @@
-"""The brain with an ADP critic (`gomoku brain --net CRITIC.onnx`) over a pipe: the critic one
-ply deep on the game it was trained for (it takes a five on offer), the classical engine on
-other boards."""
+"""The brain with an ADP critic (`gomoku brain --net CRITIC.onnx`): the critic one ply deep on
+the game it was trained for (it takes a five on offer), the classical engine on other boards.
+The real session and EngineLoader in this process (protocol_script)."""
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from conftest import MOVE_RE, Brain, wait_in_log
+from conftest import MOVE_RE
+from protocol_script import Script, real_loader
 
 torch = pytest.importorskip("torch")
 
 from gomoku.engine.net.metadata import NetInfo  # noqa: E402
 from gomoku.train.adp import Critic, export_critic  # noqa: E402
-
-GOMOKU = str(Path(sys.executable).parent / "gomoku")
-
 
 @pytest.fixture(scope="module")
 def critic(tmp_path_factory) -> str:
@@ -31,17 +27,16 @@ def critic(tmp_path_factory) -> str:
 
 
 @contextmanager
-def _warm_brain(critic: str, log: Path, size: int, turn_ms: int) -> Iterator[Brain]:
-    """The brain with the critic, started on a `size` board, its clock set, warmed up."""
-    with Brain(turn_ms=turn_ms, args=[GOMOKU, "brain", "--net", critic, "--log", str(log)]) as b:
-        b.send(f"START {size}")
+def _warm_brain(critic: str, size: int, turn_ms: int) -> Iterator[Script]:
+    """The session with the critic loaded, started on a `size` board, its clock set."""
+    with Script(loader=real_loader(net=critic), turn_ms=turn_ms) as b:
+        b.send(f"START {size}", "INFO max_depth 4")
         assert b.line() == "OK"
         b.send(f"INFO timeout_turn {turn_ms}")
-        wait_in_log(log, "engine warmed up")
         yield b
 
 
-def _reply(b: Brain) -> tuple[str, list[str]]:
+def _reply(b: Script) -> tuple[str, list[str]]:
     messages = []
     reply = b.line()
     while reply.startswith("MESSAGE"):
@@ -50,9 +45,8 @@ def _reply(b: Brain) -> tuple[str, list[str]]:
     return reply, messages
 
 
-def test_the_brain_plays_the_critic_one_ply_deep_and_says_so(critic, tmp_path):
-    log = tmp_path / "brain.log"
-    with _warm_brain(critic, log, 15, 1000) as b:
+def test_the_brain_plays_the_critic_one_ply_deep_and_says_so(critic):
+    with _warm_brain(critic, 15, 1000) as b:
         played, messages = set(), []
         for x, y in [(7, 7), (8, 8), (6, 9), (9, 5)]:
             b.send(f"TURN {x},{y}")
@@ -72,12 +66,11 @@ def test_the_brain_plays_the_critic_one_ply_deep_and_says_so(critic, tmp_path):
         b.end()
     assert 'searcher="ADP critic adp-f30-h8, one ply on 15x15 freestyle' in about
     assert any(m.startswith("MESSAGE ADP critic adp-f30-h8, one ply depth 1") for m in messages), messages
-    assert "net loaded" in log.read_text()
+    assert real_loader(net=critic).net_info is not None      # the net loaded
 
 
-def test_the_brain_plays_the_classical_engine_where_the_critic_has_no_claim(critic, tmp_path):
-    log = tmp_path / "brain.log"
-    with _warm_brain(critic, log, 12, 2000) as b:
+def test_the_brain_plays_the_classical_engine_where_the_critic_has_no_claim(critic):
+    with _warm_brain(critic, 12, 2000) as b:
         b.send("BOARD", "5,5,2", "6,6,1", "4,6,2", "DONE")
         reply, messages = _reply(b)
         assert MOVE_RE.match(reply), reply

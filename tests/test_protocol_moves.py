@@ -1,14 +1,12 @@
-"""Move requests, leniency and bad input (line ends, case, blanks, unknown commands) against the real brain."""
+"""Move requests, leniency and bad input (line ends, case, blanks, unknown commands): the real
+session and engine in this process (protocol_script), input fed in the reads a pipe would give;
+one test runs `gomoku brain` itself."""
 from __future__ import annotations
 
+import pytest
+
 from conftest import Brain
-
-
-def started(size: int = 15, **kw) -> Brain:
-    b = Brain(**kw)
-    b.send(f"START {size}")
-    assert b.line() == "OK"
-    return b
+from protocol_script import Script, started
 
 
 def test_begin_on_20x20_plays_on_the_board():
@@ -55,12 +53,12 @@ def test_malformed_turn_is_an_error():
         for bad in ("TURN 7;7", "TURN 7", "TURN"):
             b.send(bad)
             assert b.line().startswith("ERROR "), bad
-        b.silent(0.2)
+        b.silent()
         b.end()
 
 
 def test_turn_before_start_is_an_error():
-    with Brain() as b:
+    with Script() as b:
         b.send("TURN 7,7")
         assert b.line().startswith("ERROR ")
         b.end()
@@ -83,38 +81,38 @@ def test_blanks_around_the_comma_are_accepted():
 
 
 def test_lower_case_commands_are_accepted():
-    with Brain() as b:
+    with Script() as b:
         b.send("start 15")
         assert b.line() == "OK"
         b.send("info timeout_turn 1000")
-        b.silent(0.2)
+        b.silent()
         b.send("turn 7,7")
         b.move()
         b.end()
 
 
 def test_crlf_line_ends_are_accepted():
-    with Brain() as b:
-        b.send(b"START 15\r\n")
+    with Script() as b:
+        b.feed(b"START 15\r\n")
         assert b.line() == "OK"
-        b.send(b"TURN 7,7\r\n")
+        b.feed(b"TURN 7,7\r\n")
         assert b.move() != (7, 7)
         b.end()
 
 
 def test_lone_cr_and_crlf_split_across_writes():
-    with Brain() as b:
-        b.send(b"START 15\r")
+    with Script() as b:
+        b.feed(b"START 15\r")
         assert b.line() == "OK"
-        b.send(b"\nTURN 7,7\r")           # the LF belongs to the previous CR: no empty command
+        b.feed(b"\nTURN 7,7\r")           # the LF belongs to the previous CR: no empty command
         b.move()
-        b.silent(0.2)
+        b.silent()
         b.end()
 
 
 def test_lf_line_ends_are_accepted():
-    with Brain() as b:
-        b.send(b"START 15\nTURN 7,7\n")
+    with Script() as b:
+        b.feed(b"START 15\nTURN 7,7\n")
         assert b.line() == "OK"
         b.move()
         b.end()
@@ -123,39 +121,39 @@ def test_lf_line_ends_are_accepted():
 def test_empty_and_blank_lines_are_ignored():
     with started() as b:
         b.send("", "    ", "\t")
-        b.silent(0.3)
+        b.silent()
         b.end()
 
 
 def test_unknown_command_answers_unknown():
-    with Brain() as b:
+    with Script() as b:
         b.send("FOO 1 2")
         assert b.line().startswith("UNKNOWN ")
-        b.silent(0.2)
+        b.silent()
         b.send("START 15")
         assert b.line() == "OK"
         b.end()
 
 
 def test_huge_line_is_survived():
-    with Brain() as b:
+    with Script() as b:
         b.send("A" * 100_000)
         assert b.line().startswith("UNKNOWN ")
-        b.silent(0.2)
+        b.silent()
         b.send("START 15")
         assert b.line() == "OK"
         b.end()
 
 
-def test_invalid_utf8_is_survived():
-    with Brain() as b:
-        b.send(b"\xff\xfe\n")
+def test_invalid_utf8_is_survived(capsys):
+    with Script() as b:
+        b.feed(b"\xff\xfe\n")
         line = b.line()
         assert line.startswith("UNKNOWN ") and line.isascii()
         b.send("START 15")
         assert b.line() == "OK"
         b.end()
-        assert b"Traceback" not in b.stderr
+        assert "Traceback" not in capsys.readouterr().err
 
 
 def test_garbage_lines_keep_serving():
@@ -169,7 +167,9 @@ def test_garbage_lines_keep_serving():
         b.end()
 
 
+@pytest.mark.process
 def test_gomoku_brain_click_command_is_the_same_brain():
+    """`gomoku brain` is the same brain as `pbrain-gomoku`: its own process, over pipes."""
     import sys
     from pathlib import Path
     gomoku = str(Path(sys.executable).parent / "gomoku")
@@ -191,7 +191,7 @@ def test_yxhashclear_is_silent_and_the_brain_plays_on():
         b.send("INFO timeout_turn 300", "BEGIN")
         b.move()
         b.send("YXHASHCLEAR")
-        b.silent(0.3)
+        b.silent()
         b.send("TURN 8,8")
         b.move()
         b.end()

@@ -1,11 +1,12 @@
 """A refused START or RECTSTART ends the previous game: every game command answers one ERROR
 line until a valid START/RECTSTART (a `TURN 3,3` after `START 0` was once played on
-the old board)."""
+the old board). The real session in this process (protocol_script)."""
 from __future__ import annotations
 
 import pytest
 
-from conftest import MOVE_RE, Brain
+from conftest import MOVE_RE
+from protocol_script import Script
 
 #: Every command that acts on the game's board, each with its data lines where it has some.
 GAME_COMMANDS = [
@@ -21,12 +22,12 @@ GAME_COMMANDS = [
 ]
 
 
-def _refused_everything(b: Brain, refused: str) -> None:
+def _refused_everything(b: Script, refused: str) -> None:
     for lines in GAME_COMMANDS:
         b.send(*lines)
         reply = b.line()
         assert reply.startswith("ERROR ") and f"{refused} was refused" in reply, (lines, reply)
-        b.silent(0.1)                     # one line, nothing after it (no move, no traceback)
+        b.silent()                        # one line, nothing after it (no move, no traceback)
 
 
 @pytest.mark.parametrize("bad_start, refused", [
@@ -34,8 +35,8 @@ def _refused_everything(b: Brain, refused: str) -> None:
     ("RECTSTART 30,20", "RECTSTART 30,20"), ("RECTSTART 20", "RECTSTART 20"),
 ])
 def test_a_refused_start_drops_the_previous_game(bad_start: str, refused: str) -> None:
-    with Brain() as b:
-        b.send("START 15")
+    with Script() as b:
+        b.send("INFO max_depth 4", "START 15")
         assert b.line() == "OK"
         b.send("TURN 7,7")
         b.move(size=(15, 15))
@@ -53,8 +54,8 @@ def test_a_refused_start_drops_the_previous_game(bad_start: str, refused: str) -
 
 
 def test_a_refused_rectstart_after_a_game_then_a_valid_rectstart() -> None:
-    with Brain() as b:
-        b.send("RECTSTART 20,12")
+    with Script() as b:
+        b.send("INFO max_depth 4", "RECTSTART 20,12")
         assert b.line() == "OK"
         b.send("BEGIN")
         b.move(size=(20, 12))
@@ -72,8 +73,8 @@ def test_a_refused_rectstart_after_a_game_then_a_valid_rectstart() -> None:
 
 
 def test_game_commands_before_any_start_still_say_so() -> None:
-    with Brain() as b:
-        b.send("TURN 3,3")
+    with Script() as b:
+        b.send("INFO max_depth 4", "TURN 3,3")
         assert b.line() == "ERROR TURN before START"
         b.send("RESTART")
         assert b.line() == "ERROR RESTART before START"

@@ -1,20 +1,15 @@
 """TAKEBACK and PLAY, SWAP2BOARD, the YXSTOP/INFO extensions while thinking, and whole sessions
-as Piskvork and GomocupJudge run them, against the real brain."""
+as Piskvork and GomocupJudge run them: the real session in this process (protocol_script), the
+real engine bounded by depth, and a scripted one where the test is about a deadline."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
-from conftest import LOAD_SLACK_S, MOVE_RE, Brain
-
-
-def started(size: int = 15, **kw) -> Brain:
-    b = Brain(**kw)
-    b.send(f"START {size}")
-    assert b.line() == "OK"
-    return b
+from conftest import FakeClock
+from protocol_script import Script, ScriptedLoader, started, waits_for_stop
+from protocol_script import cells as _cells
 
 
 def test_takeback_removes_the_stone():
@@ -46,14 +41,6 @@ def test_play_places_our_stone_and_turn_on_it_is_refused():
         b.send("TURN 12,10")
         assert b.line().startswith("ERROR ")
         b.end()
-
-
-def _cells(line: str) -> list[tuple[int, int]]:
-    out = []
-    for tok in line.split(" "):
-        assert MOVE_RE.match(tok), line
-        out.append(tuple(map(int, tok.split(","))))
-    return out
 
 
 def test_swap2_on_an_empty_board_places_three_stones():
@@ -97,55 +84,63 @@ def test_swap2_with_bad_stones_is_an_error(stones):
     with started() as b:
         b.send("SWAP2BOARD", *stones, "DONE")
         assert b.line().startswith("ERROR ")
-        b.silent(0.2)
+        b.silent()
         b.send("BEGIN")
         b.move()
         b.end()
 
 
-@pytest.mark.slow
 def test_yxstop_while_thinking_answers_at_once():
-    with started() as b:
+    """YXSTOP stops the search now and leaves it 0.15 s to answer, whatever the turn's time."""
+    clock = FakeClock()
+    engine = ScriptedLoader([waits_for_stop((3, 3))], clock=clock)
+    with started(loader=engine, clock=clock) as b:
         b.send("INFO timeout_turn 30000")
-        time.sleep(0.8)
         b.send("BEGIN")
-        time.sleep(0.1)
+        search = engine.searching()
+        b.advance(0.1)
         b.send("YXSTOP")
-        b.move()
-        assert b.elapsed() < 0.2 + LOAD_SLACK_S      # the policy: test_protocol_info_time
-        b.silent(0.3)
+        t = b.sent_at
+        assert (b.session.request.budget.soft, b.session.request.budget.hard) == (t, t + 0.15)
+        assert b.move() == (3, 3) and b.last_at == t        # the stopped search's own move
+        assert search.limit.turn_time > 20          # it had been given the turn's time
+        b.silent()
         b.end()
 
 
 def test_yxstop_when_idle_is_silent():
     with started() as b:
         b.send("YXSTOP", "STOP")
-        b.silent(0.3)
+        b.silent()
         b.end()
 
 
-@pytest.mark.slow
 def test_info_while_thinking_tightens_the_move():
-    with started() as b:
+    clock = FakeClock()
+    engine = ScriptedLoader([waits_for_stop((3, 3))], clock=clock)
+    with started(loader=engine, clock=clock) as b:
         b.send("INFO timeout_turn 30000")
-        time.sleep(0.8)
         b.send("TURN 7,7")
-        b.send("INFO time_left 400")
         t = b.sent_at
-        b.move()
-        assert b.last_at - t < 0.4 + LOAD_SLACK_S
-        b.silent(0.3)
+        engine.searching()
+        b.send("INFO time_left 400")
+        budget = b.session.request.budget
+        assert t < budget.soft < budget.hard <= t + 0.4     # the move's deadlines came in
+        b.advance(budget.soft - t)                          # its soft deadline: stopped
+        assert b.move() == (3, 3)
+        assert b.last_at - t <= 0.4
+        b.silent()
         b.end()
 
 
 def test_piskvork_style_session():
-    with Brain() as b:
-        b.send("START 20")
+    with Script() as b:
+        b.send("START 20", "INFO max_depth 4")
         assert b.line() == "OK"
         info = ["INFO timeout_turn 1000", "INFO timeout_match 100000", "INFO max_memory 367001600",
                 "INFO game_type 1", "INFO rule 0", "INFO time_left 100000"]
         b.send(*info, eol="\r\n")
-        b.silent(0.1)
+        b.silent()
         b.send("BEGIN", eol="\r\n")
         taken = {b.move(size=(20, 20))}
         for mv in ("3,3", "3,4", "3,5"):
@@ -158,13 +153,13 @@ def test_piskvork_style_session():
         assert b.line() == "OK"
         b.send(*info, "BOARD", "10,10,1", "10,11,2", "11,11,1", "9,10,2", "DONE", eol="\r\n")
         assert b.move(size=(20, 20)) not in {(10, 10), (10, 11), (11, 11), (9, 10)}
-        b.silent(0.1)
+        b.silent()
         b.end()
 
 
 def test_gomocupjudge_style_session():
-    with Brain() as b:
-        b.send("START 15", "INFO timeout_turn 5000", "INFO timeout_match 180000",
+    with Script() as b:
+        b.send("START 15", "INFO max_depth 4", "INFO timeout_turn 5000", "INFO timeout_match 180000",
                "INFO max_memory 367001600", "INFO game_type 3", "INFO rule 0",
                r"INFO folder C:\GJ\match\folder\abc", "INFO time_left 180000",
                "BOARD", "7,7,2", "8,8,1", "9,7,2", "DONE", eol="\r\n")

@@ -1,22 +1,27 @@
-"""Start-up and board set-up (START, RECTSTART, RESTART, ABOUT, the first move) against the real pbrain-gomoku."""
+"""Start-up and board set-up (START, RECTSTART, RESTART, ABOUT, the first move). The commands
+run on the real session in this process (protocol_script); what only a process can show (how
+soon a fresh pbrain-gomoku answers, its first move while the engine loads, what its main thread
+imports) runs the real brain."""
 from __future__ import annotations
 
 import re
-import time
 
-from conftest import MOVE_RE, Brain
+import pytest
+
+from conftest import EXIT_S, MOVE_RE, Brain
+from protocol_script import Script
 
 
 def test_start_20_answers_ok():
-    with Brain() as b:
+    with Script() as b:
         b.send("START 20")
         assert b.line() == "OK"
         b.end()
 
 
 def test_start_15_then_begin_plays_a_move():
-    with Brain() as b:
-        b.send("START 15")
+    with Script() as b:
+        b.send("INFO max_depth 4", "START 15")
         assert b.line() == "OK"
         b.send("BEGIN")
         b.move(size=(15, 15))
@@ -24,7 +29,7 @@ def test_start_15_then_begin_plays_a_move():
 
 
 def test_start_4_is_refused_then_start_15_works():
-    with Brain() as b:
+    with Script() as b:
         b.send("START 4")
         assert b.line().startswith("ERROR ")
         b.send("START 15")
@@ -33,7 +38,7 @@ def test_start_4_is_refused_then_start_15_works():
 
 
 def test_start_99_is_refused():
-    with Brain() as b:
+    with Script() as b:
         b.send("START 99")
         assert b.line().startswith("ERROR ")
         b.send("START 22")
@@ -42,17 +47,17 @@ def test_start_99_is_refused():
 
 
 def test_start_without_or_with_a_bad_size_is_refused():
-    with Brain() as b:
+    with Script() as b:
         b.send("START")
         assert b.line().startswith("ERROR ")
         b.send("START abc")
         assert b.line().startswith("ERROR ")
-        b.silent(0.2)
+        b.silent()
         b.end()
 
 
 def test_start_again_clears_the_board():
-    with Brain() as b:
+    with Script() as b:
         b.send("START 15")
         assert b.line() == "OK"
         b.send("BEGIN")
@@ -65,7 +70,7 @@ def test_start_again_clears_the_board():
 
 
 def test_rectstart_of_an_unsupported_size_is_refused():
-    with Brain() as b:
+    with Script() as b:
         b.send("RECTSTART 30,20")
         assert b.line().startswith("ERROR ")
         b.send("RECTSTART 20,12")      # a supported rectangle: later moves satisfy X<20, Y<12
@@ -78,7 +83,7 @@ def test_rectstart_of_an_unsupported_size_is_refused():
 
 
 def test_rectstart_square_board():
-    with Brain() as b:
+    with Script() as b:
         b.send("RECTSTART 15,15")
         assert b.line() == "OK"
         b.send("BEGIN")
@@ -87,7 +92,7 @@ def test_rectstart_square_board():
 
 
 def test_restart_clears_the_board():
-    with Brain() as b:
+    with Script() as b:
         b.send("START 15")
         assert b.line() == "OK"
         b.send("TURN 7,7")
@@ -104,45 +109,23 @@ def test_restart_clears_the_board():
 
 
 def test_restart_before_start_is_an_error():
-    with Brain() as b:
+    with Script() as b:
         b.send("RESTART")
         assert b.line().startswith("ERROR ")
         b.end()
 
 
 def test_about_before_start_answers():
-    with Brain() as b:
+    with Script() as b:
         b.send("ABOUT")
         line = b.line()
         assert re.fullmatch(r'name="[^"]+", version="[^"]+", author="[^"]+", country="[^"]+", searcher="[^"]+"',
                             line), line
-        b.silent(0.3)
+        b.silent()
         b.end()
 
 
-def test_about_and_start_answer_fast_from_spawn():
-    """c-gomoku-cli sends ABOUT at spawn and kills a brain whose START OK is later than 3 s; we
-    aim for well under 1 s with a warm numba cache (the cache is warmed by earlier tests/run)."""
-    with Brain() as b:
-        b.send("ABOUT")
-        b.line()
-        about_s = b.last_at - b.spawned
-        b.send("START 15")
-        assert b.line() == "OK"
-        start_s = b.last_at - b.spawned
-        assert about_s < 3.0 and start_s < 3.0
-        assert start_s < 1.0, f"START answered {start_s:.2f} s after spawn"
-        b.end()
-
-
-def test_exit_on_end_while_idle_is_quick_and_clean():
-    with Brain() as b:
-        time.sleep(0.05)
-        b.end()
-        assert b.stderr == b""
-
-
-def _move_after(b: Brain, lines: list[str]) -> tuple[int, int]:
+def _move_after(b: "Brain | Script", lines: list[str]) -> tuple[int, int]:
     """Read up to the move line, keeping every line read in `lines`."""
     while True:
         text = b.line()
@@ -154,21 +137,36 @@ def _move_after(b: Brain, lines: list[str]) -> tuple[int, int]:
 POSITION = ("BOARD", "6,6,2", "6,8,1", "7,7,2", "DONE")
 
 
-def test_first_move_right_after_start_is_on_time_and_searched_when_ready(tmp_path):
-    """GomocupJudge starts a brain per game (c-gomoku-cli one per worker) and may ask for a move
+@pytest.mark.process
+def test_a_fresh_brain_answers_at_once_and_its_first_move_is_on_time(tmp_path):
+    """c-gomoku-cli sends ABOUT at spawn and kills a brain whose START OK is later than 3 s; we
+    aim for well under 1 s with a warm numba cache (warmed by the suite's set-up).
+
+    GomocupJudge starts a brain per game (c-gomoku-cli one per worker) and may ask for a move
     right after START. The move must be legal and on time (1 s/move) whatever the machine's
     load, and come from the search unless the engine was still loading: the log tells why not
     (loading took ~0.6 s of CPU here, more than a second of wall time on a busy 2-core
     machine). A search that started with ~0.2 s left may, on a loaded machine, spend it on
     its first call's code and end no iteration: that too is in the log ('search: depth 0').
-    A move that waited for a warm-up step ('busy') or a search that missed the deadline fails."""
+    A move that waited for a warm-up step ('busy') or a search that missed the deadline fails.
+    END then exits 0 at once, nothing printed after it and nothing on stderr."""
     log = tmp_path / "brain.log"
     with Brain(env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
-        b.send("ABOUT", "START 15", "INFO rule 0", "INFO timeout_turn 1000", "INFO timeout_match 0", *POSITION)
+        b.send("ABOUT")
+        assert b.line().startswith('name="gomoku"')
+        about_s = b.last_at - b.spawned
+        b.send("START 15")
+        assert b.line() == "OK"
+        start_s = b.last_at - b.spawned
+        assert about_s < 3.0 and start_s < 3.0
+        assert start_s < 1.0, f"START answered {start_s:.2f} s after spawn"
+        b.send("INFO rule 0", "INFO timeout_turn 1000", "INFO timeout_match 0", *POSITION)
         lines: list[str] = []
         move = _move_after(b, lines)
         took = b.last_at - b.sent_at
-        b.end()
+        b.end()                           # exit 0 within EXIT_S, no output after END
+        b._t_err.join(EXIT_S)
+    assert b.stderr == b""
     assert move not in ((6, 6), (6, 8), (7, 7)) and 0 <= min(move) and max(move) < 15, move
     assert took < 1.0, f"answered {took:.2f} s after the position (limit 1 s)"
     text = log.read_text()
@@ -179,24 +177,23 @@ def test_first_move_right_after_start_is_on_time_and_searched_when_ready(tmp_pat
                 or "search: depth 0 " in text), text[-1500:]
 
 
-def test_move_asked_for_once_the_engine_is_ready_is_searched(tmp_path):
-    """Once the engine is usable a move gets it ahead of the warm-up (which loads the remaining
-    code paths one step at a time and steps aside): searched, with its depth in a MESSAGE."""
-    log = tmp_path / "brain.log"
-    with Brain(env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
-        b.send("ABOUT", "START 15", "INFO rule 0", "INFO timeout_turn 2000", "INFO timeout_match 0")
-        deadline = time.monotonic() + 60
-        while "engine ready after" not in (log.read_text() if log.exists() else ""):
-            assert time.monotonic() < deadline, "the engine did not load within 60 s"
-            time.sleep(0.01)
+def test_move_asked_for_once_the_engine_is_ready_is_searched():
+    """Once the engine is usable a move gets it (a fresh loader, as in a new process): searched,
+    with its depth in a MESSAGE, and its deadlines those of a first move at 2 s/move."""
+    from protocol_script import real_loader
+    with Script(loader=real_loader(fresh=True)) as b:
+        b.send("ABOUT", "START 15", "INFO rule 0", "INFO timeout_turn 2000", "INFO timeout_match 0",
+               "INFO max_depth 4")
         b.send(*POSITION)
-        lines: list[str] = []
+        t = b.sent_at
+        assert b.session.request.budget.hard <= t + 2.0
+        lines: list[str] = [b.line(), b.line()]           # ABOUT, OK
         _move_after(b, lines)
-        assert b.last_at - b.sent_at < 2.0
         b.end()
-    assert any(t.startswith("MESSAGE classical alpha-beta + VCF/VCT depth ") for t in lines), (lines, log.read_text()[-1500:])
+    assert any(t.startswith("MESSAGE classical alpha-beta + VCF/VCT depth ") for t in lines), lines
 
 
+@pytest.mark.process
 def test_what_runs_before_the_first_reply_imports_no_numba_numpy_or_onnxruntime():
     """The brain answers ABOUT and START while the engine loads in the background: the modules
     that serve the protocol and the loader's set-up (its net, evaluator and share settings read

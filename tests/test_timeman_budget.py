@@ -29,8 +29,10 @@ def test_a_callers_own_deadlines_are_used_as_they_are():
     assert time_budget(Limit(turn_time=1.5, hard_time=2.0)) == pytest.approx(1.5)
 
 
+@pytest.mark.process
 def test_the_mcts_player_does_not_import_the_classical_agent():
-    """Playing a move under a clock (which needs the time budget) leaves engine.agent unloaded."""
+    """Playing a move under a clock (which needs the time budget) leaves engine.agent unloaded
+    (a fresh interpreter: this one has imported everything already)."""
     code = ("import sys\n"
             "from gomoku.engine.game.board import Board\n"
             "from gomoku.engine.limits import Limit\n"

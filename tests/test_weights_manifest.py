@@ -9,7 +9,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,6 @@ from gomoku.weights.manifest import (MANIFEST_NAME, check_folder, read_manifest,
 
 ROOT = Path(__file__).resolve().parent.parent
 WEIGHTS = ROOT / "weights"
-GOMOKU = str(Path(sys.executable).with_name("gomoku"))
 
 
 def _repo_entries() -> list[tuple[str, dict[str, Any]]]:
@@ -160,8 +158,15 @@ def _env() -> dict[str, str]:
     return {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
-def _gomoku(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([GOMOKU, *args], capture_output=True, text=True, env=_env(), timeout=timeout)
+def _gomoku(*args: str, timeout: float = 300) -> Any:
+    """`gomoku ARGS` through click's runner, with the argv the console script would have (a
+    run records its command from it), the result read like a finished process's."""
+    from types import SimpleNamespace
+    from unittest import mock
+    with mock.patch.object(sys, "argv", ["gomoku", *args]):
+        r = CliRunner().invoke(main, list(args), env=_env())
+    return SimpleNamespace(returncode=r.exit_code, stdout=r.stdout, stderr=r.stderr + (
+        "" if r.exception is None or isinstance(r.exception, SystemExit) else repr(r.exception)))
 
 
 def _ship(*args: str) -> Any:

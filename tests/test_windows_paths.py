@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from gomoku.engine.match.players import split_command
 
 LOAD_WITHOUT_FCNTL = """
@@ -20,7 +22,9 @@ print("ready")
 """
 
 
+@pytest.mark.process
 def test_the_engine_loads_without_fcntl():
+    """A fresh interpreter, where fcntl can be made unimportable before anything loads it."""
     out = subprocess.run([sys.executable, "-c", LOAD_WITHOUT_FCNTL], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.splitlines()[-1:] == ["ready"], out.stderr[-2000:]
 
@@ -28,7 +32,7 @@ def test_the_engine_loads_without_fcntl():
 def test_brain_client_kills_its_brain_without_process_groups(monkeypatch):
     from gomoku.protocol import client
     monkeypatch.delattr(os, "killpg")
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], **client._own_group())
+    proc = subprocess.Popen(["sleep", "60"], **client._own_group())     # any child will do
     client._kill_tree(proc)
     assert proc.wait(10) != 0
 
