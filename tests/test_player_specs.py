@@ -63,6 +63,8 @@ def test_values_are_typed():
 @pytest.mark.parametrize("text,words", [
     ("pure-mcts:100,time=-1", "time=-1 is out of range (at least 0)"),
     ("pure-mcts:100,draw=2", "draw=2 is out of range (-1..1)"),
+    ("classical:9", "level=9 is out of range (1..6)"),
+    ("classical:level=0", "level=0 is out of range (1..6)"),
     ("classical:share=x", "share='x' is not a whole number"),
     ("classical:tss=on", "tss must be a number, got 'on'"),
     ("flat-mc:100,colour=1", "unknown option 'colour' for flat-mc"),

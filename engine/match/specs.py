@@ -231,7 +231,7 @@ KINDS: tuple[Kind, ...] = (
           _name("random")), "random", positional="seed", many_seats=True),
     Kind("classical", "classical[:LEVEL]", "the alpha-beta engine",
          (Key("level", "int", "1 static one-ply choice, 2..5 searches of 2k, 20k, 100k, 400k nodes, 6 full "
-                              "strength", unset="full strength"),
+                              "strength", lo=1, hi=6, unset="full strength"),
           Key("depth", "int", "plies a move", lo=1, limit="depth", unset="the match's --depth"),
           _nodes("nodes a move"), _time(),
           Key("tables", "file", "the evaluation tables of FILE (gomoku tune --out)", unset="the shipped tables"),
