@@ -18,6 +18,17 @@ from typing import Callable, Union
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def cannot_read(what: str, path: PathLike, exc: OSError) -> str:
+    """One wording, in every command, for a file the user named that cannot be read:
+    `ONNX file not found: x.onnx`, `tables file not found: t.json`, `cannot read openings file
+    o.txt: Permission denied`. `what` names the kind of file, as the user knows it."""
+    if isinstance(exc, FileNotFoundError):
+        return f"{what} file not found: {os.fspath(path)}"
+    if isinstance(exc, IsADirectoryError):
+        return f"{what} file {os.fspath(path)} is a folder"
+    return f"cannot read {what} file {os.fspath(path)}: {exc.strerror or exc}"
+
+
 #: Temporaries start with this (and end with ".tmp"), so a trainer resuming after kill -9
 #: can sweep a folder's leftovers with `clean_temporaries` without touching anything else.
 TMP_PREFIX = ".tmp-"

@@ -235,7 +235,7 @@ def test_sgf_errors_are_one_line(text, needle):
 
 
 def test_file_level_errors(tmp_path):
-    with pytest.raises(ValueError, match="no such file"):
+    with pytest.raises(ValueError, match="record file not found"):
         load(tmp_path / "missing.sgf")
     with pytest.raises(ValueError, match="use .sgf or .psq"):
         load(tmp_path / "game.txt")

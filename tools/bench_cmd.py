@@ -17,6 +17,8 @@ from typing import Optional
 
 import click
 
+from gomoku.tools.options import ExistingFile
+
 # (rule name, width, height, moves); positions are mid-opening, none decided at once
 BENCH_POSITIONS: list[tuple[str, int, int, list[tuple[int, int]]]] = [
     ("freestyle", 15, 15, [(7, 7), (8, 8), (8, 7), (6, 7), (7, 8), (7, 6)]),
@@ -72,7 +74,7 @@ def signature(node_counts: list[int]) -> str:
               help="Seconds per board size for the core figure.")
 @click.option("--mcts/--no-mcts", "with_mcts", default=True, show_default=True,
               help="Also measure MCTS: rollout playouts/s, and net playouts/s and evals/s with --net.")
-@click.option("--net", "nets", multiple=True, type=click.Path(exists=True, dir_okay=False),
+@click.option("--net", "nets", multiple=True, type=ExistingFile("ONNX"),
               help="ONNX net(s) to measure with MCTS (repeatable).")
 @click.option("--playouts", type=click.IntRange(100, None), default=20000, show_default=True,
               help="Rollout playouts per MCTS position (net searches use a tenth, at least 200).")
@@ -80,7 +82,7 @@ def signature(node_counts: list[int]) -> str:
               help="onnxruntime threads for --net.")
 @click.option("--batch", type=click.IntRange(1, 512), default=32, show_default=True,
               help="Leaves per net call in the net searches.")
-@click.option("--eval", "eval_path", type=click.Path(exists=True, dir_okay=False), default=None,
+@click.option("--eval", "eval_path", type=ExistingFile("evaluator"), default=None,
               help="Also search the positions of its rule with this learned evaluator (NAME.eval.npz) "
                    "and compare its nodes/s with the tables' on the same positions.")
 def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, nets: tuple[str, ...],

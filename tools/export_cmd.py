@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import click
 
-from gomoku.tools.options import output_path
+from gomoku.tools.options import ExistingFile, output_path
 
 
 @click.command()
-@click.argument("checkpoint", type=click.Path(exists=True, dir_okay=False))
+@click.argument("checkpoint", type=ExistingFile("checkpoint"))
 @click.argument("out", type=click.Path(dir_okay=False))
 def export(checkpoint: str, out: str) -> None:
     """Export CHECKPOINT to OUT (ONNX with the metadata the engine needs), checked against torch."""

@@ -5,6 +5,8 @@
 - `--progress/--no-progress`: the one switch for a live view;
 - `output_path`: an output file or folder checked before any work (a missing folder is made, a
   file in the way is one line);
+- `ExistingFile`: an input file or folder that must exist, refused in the engine's one wording
+  (`evaluator file not found: x.eval.npz`) rather than click's own;
 - `INTERRUPTED`: the exit status after Ctrl-C (130, as shells report SIGINT).
 """
 from __future__ import annotations
@@ -14,11 +16,35 @@ from typing import Any, Callable, Optional
 
 import click
 
+from gomoku.engine.fileio import cannot_read
 from gomoku.engine.game.rules import Rule, parse_rule
 from gomoku.engine.game.size import parse_board_size
 
 #: exit status after Ctrl-C: 128 + SIGINT, what a shell reports for a process SIGINT ended
 INTERRUPTED = 130
+
+class ExistingFile(click.ParamType):
+    """A path that must name an existing file (or, with `folder`, a folder), as a string. The
+    refusal is a usage error worded as everywhere else: `WHAT file not found: PATH`."""
+    name = "FILE"
+
+    def __init__(self, what: str, folder: bool = False) -> None:
+        self.what = what
+        self.folder = folder
+        if folder:
+            self.name = "DIR"
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> str:
+        path = Path(value)
+        if not path.exists():
+            self.fail(f"{self.what} not found: {value}" if self.folder else
+                      cannot_read(self.what, value, FileNotFoundError()), param, ctx)
+        if self.folder and not path.is_dir():
+            self.fail(f"{self.what} {value} is not a folder", param, ctx)
+        if not self.folder and path.is_dir():
+            self.fail(cannot_read(self.what, value, IsADirectoryError()), param, ctx)
+        return str(value)
+
 
 class BoardSize(click.ParamType):
     """N or WxH -> (width, height)."""

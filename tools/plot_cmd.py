@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import click
 
-from gomoku.tools.options import output_path
+from gomoku.tools.options import ExistingFile, output_path
 
 
 @click.command()
-@click.argument("run", type=click.Path(exists=True, file_okay=False))
+@click.argument("run", type=ExistingFile("run folder", folder=True))
 @click.option("--out", default=None, help="Folder for the PNGs (default RUN/plots).")
 @click.option("--table", is_flag=True,
               help="Print the ladder (optimiser step and generation at which each rung fell) instead of plotting.")

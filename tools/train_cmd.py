@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional, TypeVar
 import click
 from click.core import ParameterSource
 
-from gomoku.tools.options import board_option, output_path, progress_option, rule_option
+from gomoku.tools.options import ExistingFile, board_option, output_path, progress_option, rule_option
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -251,13 +251,13 @@ def _train_adp(width: int, height: int, rule: list, run_dir: Optional[str], hour
             help="Self-play processes, or Ray actors with --ray (0: one per core; a cluster's CPUs).")
 @run_option("--device", type=click.Choice(["cpu", "cuda"]),
             help="Where torch trains (cuda needs a CUDA build of torch); self-play runs onnxruntime.")
-@run_option("--init", "init", type=click.Path(exists=True, dir_okay=False),
+@run_option("--init", "init", type=ExistingFile("checkpoint"),
             help="Start from this checkpoint's weights (new runs only).")
-@run_option("--distil", type=click.Path(exists=True, file_okay=False), metavar="RUN",
+@run_option("--distil", type=ExistingFile("run folder", folder=True), metavar="RUN",
             help="New runs only: first train the new net on this run folder's newest --window positions "
                  "(copied into the new run), so a larger --arch starts where a smaller run got to.")
 @run_option("--distil-updates", type=click.IntRange(1), help="Training updates of --distil.")
-@click.option("--scores", multiple=True, type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+@click.option("--scores", multiple=True, type=ExistingFile("scores"), metavar="FILE",
               help="Positions a stronger engine scored (`gomoku tune --scores` files, of the run's rule and "
                    "size; repeatable): a batch of them joins every update as soft value targets. New runs only.")
 @run_option("--scores-batch", type=click.IntRange(1), help="Scored positions per update.")

@@ -17,7 +17,7 @@ import click
 from click.core import ParameterSource
 
 from gomoku.engine.game.rules import Rule
-from gomoku.tools.options import output_path, progress_option, rule_option
+from gomoku.tools.options import ExistingFile, output_path, progress_option, rule_option
 
 
 def _load(paths: tuple[str, ...], rule: Optional[Rule]) -> list[Any]:
@@ -50,7 +50,7 @@ def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tupl
 
 @click.command()
 @click.argument("games", nargs=-1, metavar="[GAMES]...")
-@click.option("--scores", "score_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+@click.option("--scores", "score_files", multiple=True, type=ExistingFile("scores"),
               help="Positions labelled by a teacher engine (format: gomoku.engine.search.tuning.load_scored; "
                    "repeatable), instead of or besides GAMES.")
 @click.option("--min-ply", type=click.IntRange(min=0), default=6, show_default=True,
@@ -73,7 +73,7 @@ def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tupl
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the fitted tables to this file (JSON), for a player spec's "
                    "tables= option: `gomoku match classical:tables=FILE classical` is the A/B.")
-@click.option("--eval", "eval_file", type=click.Path(exists=True, dir_okay=False), default=None, metavar="FILE",
+@click.option("--eval", "eval_file", type=ExistingFile("evaluator"), default=None, metavar="FILE",
               help="Fit nothing: score a learned evaluator (NAME.eval.npz), the tables and their blends "
                    "(share=30/50/70) against the --scores files' teacher. With --holdout H given, only "
                    "the games `gomoku train --scores-holdout H` keeps out; else all.")

@@ -118,12 +118,8 @@ def read_text(path: PathLike) -> str:
     mistake, never a traceback."""
     try:
         data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: is a directory") from None
     except OSError as exc:
-        raise ValueError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        raise ValueError(fileio.cannot_read("record", path, exc)) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

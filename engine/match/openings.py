@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
+from gomoku.engine.fileio import cannot_read
 from gomoku.engine.game.rules import Rule
 
 Move = tuple[int, int]
@@ -174,7 +175,7 @@ def load_openings(path: str | Path, width: int, height: int, fmt: str = "auto") 
     try:
         text = p.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise OpeningError(f"cannot read openings file {path}: {exc.strerror or exc}") from None
+        raise OpeningError(cannot_read("openings", path, exc)) from None
     out: list[Opening] = []
     for no, line in enumerate(text.splitlines(), 1):
         s = line.strip()

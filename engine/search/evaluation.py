@@ -47,7 +47,7 @@ from typing import Mapping, NamedTuple, Optional
 
 import numpy as np
 
-from gomoku.engine.fileio import write_atomic
+from gomoku.engine.fileio import cannot_read, write_atomic
 from gomoku.engine.game.core import C_FIVE, C_WEAK, NUM_CLASSES, NUM_PAIRS
 from gomoku.engine.game.patterns import B1, F5, NUM_PATTERNS
 from gomoku.engine.game.rules import NUM_RULES, Rule, parse_rule
@@ -110,7 +110,7 @@ def load_tables(path: str | os.PathLike) -> dict[int, EvalTables]:
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ValueError(f"cannot read tables file {path}: {exc.strerror or exc}") from None
+        raise ValueError(cannot_read("tables", path, exc)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not a tables file (not JSON: {exc})") from None
     if not isinstance(doc, dict) or doc.get("format") != TABLES_FORMAT:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping, Union
 
+from gomoku.engine.fileio import cannot_read
+
 Number = Union[int, float]
 
 
@@ -160,9 +162,9 @@ def load_params(path: Union[str, Path]) -> dict[str, Number]:
     p = Path(path).expanduser()
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"parameter file not found: {path}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except OSError as exc:
+        raise ValueError(cannot_read("parameter", path, exc)) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: not a JSON parameter file ({str(exc).splitlines()[0]})") from None
     if isinstance(data, dict) and isinstance(data.get("params"), dict):
         data = data["params"]
