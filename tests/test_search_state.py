@@ -108,7 +108,7 @@ def test_a_bad_tables_file_is_refused_in_one_line(tmp_path, text, needle):
     with pytest.raises(SpecError) as err:
         parse_spec(f"classical:tables={path}")
     assert needle in str(err.value) and "\n" not in str(err.value)
-    with pytest.raises(SpecError, match="cannot read"):
+    with pytest.raises(SpecError, match="tables file not found"):
         parse_spec(f"classical:tables={tmp_path / 'missing.json'}")
 
 
