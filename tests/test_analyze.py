@@ -254,6 +254,7 @@ def test_fixed_nodes_give_the_same_review_on_two_processes(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("serial")
+@pytest.mark.process
 def test_ctrl_c_keeps_what_was_reviewed(tmp_path):
     """Ctrl-C once a position is done, on two workers at a budget of seconds a position: the
     command stops within the Ctrl-C bound, exits 130 and writes the report and the JSON of the

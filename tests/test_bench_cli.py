@@ -1,11 +1,11 @@
-"""`gomoku bench` through the real CLI (subprocess): figures, per-position lines, last line."""
+"""`gomoku bench` through the real CLI (in this process): figures, per-position lines, last line."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 from click.testing import CliRunner
+
+from cli_runner import gomoku
 
 from gomoku.tools.bench_cmd import BENCH_POSITIONS, signature
 from gomoku.tools.cli import main
@@ -13,9 +13,8 @@ from gomoku.tools.cli import main
 LAST = re.compile(r"^bench: nodes=(\d+) time_ms=(\d+) nps=(\d+) signature=([0-9a-f]{16})$")
 
 
-def test_bench_subprocess_last_line_and_core_figures():
-    out = subprocess.run([sys.executable, "-m", "gomoku.tools.cli", "bench", "--depth", "3",
-                          "--core-seconds", "0.1"], capture_output=True, text=True, timeout=300)
+def test_bench_last_line_and_core_figures():
+    out = gomoku(["bench", "--depth", "3", "--core-seconds", "0.1"])
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
     m = LAST.match(lines[-1])

@@ -3,10 +3,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from cli_runner import gomoku
+
 GOMOKU = str(Path(sys.executable).parent / "gomoku")
 
 
-def test_help_lists_commands():
+@pytest.mark.process
+def test_installed_script_runs_and_lists_commands():
+    """The one smoke test of the installed script: the rest run the command in this process."""
     out = subprocess.run([GOMOKU, "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
     for name in ("play", "match", "bench", "brain", "warmup"):
@@ -14,18 +20,19 @@ def test_help_lists_commands():
 
 
 def test_unknown_command_is_one_clear_error():
-    out = subprocess.run([GOMOKU, "fly"], capture_output=True, text=True, timeout=60)
+    out = gomoku(["fly"])
     assert out.returncode != 0
     assert "No such command" in out.stderr and "Traceback" not in out.stderr
     assert "Did you mean" not in out.stderr          # nothing is near "fly"
 
 
 def test_warmup_reports_ready():
-    out = subprocess.run([GOMOKU, "warmup"], capture_output=True, text=True, timeout=300)
+    out = gomoku(["warmup"])
     assert out.returncode == 0, out.stderr
     assert "engine ready: loaded from numba's cache" in out.stderr
 
 
+@pytest.mark.process
 def test_the_engine_refuses_its_folder_name_from_the_repository_root():
     """From the root, `engine` is importable as a folder; under that name numba would write
     cache entries that every `gomoku` command then fails to load (seen once: a script's
@@ -43,20 +50,29 @@ def test_the_engine_refuses_its_folder_name_from_the_repository_root():
     assert ok.returncode == 0, ok.stderr
 
 
-PBRAIN = str(Path(sys.executable).parent / "pbrain-gomoku")
 
 
-def test_pbrain_help_and_version_answer_without_waiting_for_protocol_input():
-    out = subprocess.run([PBRAIN, "--help"], capture_output=True, text=True, timeout=30, stdin=subprocess.PIPE)
-    assert out.returncode == 0 and out.stdout.startswith("usage: pbrain-gomoku") and "GOMOKU_BRAIN_LOG" in out.stdout
-    out = subprocess.run([PBRAIN, "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.PIPE)
-    assert out.returncode == 0 and out.stdout.startswith("pbrain-gomoku ")
-    out = subprocess.run([PBRAIN, "--frobnicate"], capture_output=True, text=True, timeout=30, stdin=subprocess.PIPE)
-    assert out.returncode == 2 and out.stdout == "" and "unknown argument '--frobnicate'" in out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1
+
+def test_pbrain_help_and_version_answer_without_waiting_for_protocol_input(capsys):
+    from gomoku.protocol.brain import main as pbrain
+
+    def run(arg: str) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as stop:
+            pbrain([arg])
+        out = capsys.readouterr()
+        return stop.value.code or 0, out.out, out.err
+    code, out, err = run("--help")
+    assert code == 0 and out.startswith("usage: pbrain-gomoku") and "GOMOKU_BRAIN_LOG" in out
+    code, out, err = run("--version")
+    assert code == 0 and out.startswith("pbrain-gomoku ")
+    code, out, err = run("--frobnicate")
+    assert code == 2 and out == "" and "unknown argument '--frobnicate'" in err
+    assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.process
 def test_brain_log_that_cannot_be_written_is_refused(tmp_path):
+    """A real process: a brain session owns the process's standard streams and its exit."""
     (tmp_path / "f").write_text("")
     out = subprocess.run([GOMOKU, "brain", "--log", str(tmp_path / "f" / "x.log")], capture_output=True,
                          text=True, timeout=30, stdin=subprocess.DEVNULL)
@@ -70,11 +86,10 @@ def test_brain_log_that_cannot_be_written_is_refused(tmp_path):
 
 def test_board_is_a_name_for_size():
     import json
-    out = subprocess.run([GOMOKU, "match", "random", "random", "-n", "1", "--board", "9", "--json", "-"],
-                         capture_output=True, text=True, timeout=120)
+    out = gomoku(["match", "random", "random", "-n", "1", "--board", "9", "--json", "-"])
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["settings"]["width"] == 9
-    out = subprocess.run([GOMOKU, "play", "--help"], capture_output=True, text=True, timeout=60)
+    out = gomoku(["play", "--help"])
     assert "-s, --board, --size" in out.stdout
 
 

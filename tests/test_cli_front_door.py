@@ -10,6 +10,8 @@ from pathlib import Path
 import click
 import pytest
 
+from cli_runner import Ran
+from cli_runner import gomoku as run_gomoku
 from conftest import CTRL_C_MARGIN_S, CTRL_C_S, Interrupted, ctrl_c_at
 from gomoku.tools.cli import _COMMANDS, main
 
@@ -22,12 +24,16 @@ NET8_B6 = WEIGHTS / "8x8k5-b6c64.onnx"
 NET3P = WEIGHTS / "3p-8x8k4-cnn3.onnx"
 
 
-def gomoku(*args: str, stdin: str = "", timeout: float = 300, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(GOMOKU), *args], input=stdin, capture_output=True, text=True, timeout=timeout,
-                          cwd=cwd)
+def gomoku(*args: str, stdin: str = "", cwd: Path | None = None) -> Ran:
+    """The real command, run in this process: these tests read its output and exit status."""
+    return run_gomoku(args, input=stdin, cwd=cwd)
 
 
-def error_lines(p: subprocess.CompletedProcess) -> list[str]:
+def gomoku_process(*args: str) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run([str(GOMOKU), *args], input="", capture_output=True, text=True, timeout=300)
+
+
+def error_lines(p: "Ran | subprocess.CompletedProcess[str]") -> list[str]:
     return [ln for ln in p.stderr.splitlines() if ln.startswith("Error:")]
 
 
@@ -102,7 +108,7 @@ def test_an_output_path_through_a_file_is_one_line(tmp_path, args):
     ckpt = tmp_path / "c.safetensors"
     ckpt.write_bytes(b"not read: the output is checked first")
     argv = [a.format(file=in_the_way, run=run, ckpt=ckpt) for a in args]
-    p = gomoku(*argv, stdin="quit\n", timeout=120)
+    p = gomoku(*argv, stdin="quit\n")
     assert p.returncode == 2, p.stdout + p.stderr
     assert error_lines(p)[-1].endswith(f"{in_the_way} is a file, not a folder"), p.stderr
     assert "Traceback" not in p.stderr
@@ -121,7 +127,7 @@ def test_a_missing_output_folder_is_made(tmp_path):
 def test_board_and_size_are_one_option_with_one_wording(command):
     extra = {"match": ["random", "random"], "play": [], "train": []}[command]
     for flag in ("--board", "--size"):
-        p = gomoku(command, *extra, flag, "4", stdin="quit\n", timeout=60)
+        p = gomoku(command, *extra, flag, "4", stdin="quit\n")
         assert p.returncode == 2, p.stderr
         assert error_lines(p) == ["Error: Invalid value for '-s' / '--board' / '--size': '4' is not a board size: "
                                   "use N or WxH with sides 5..22, e.g. 15 or 20x15"]
@@ -130,7 +136,7 @@ def test_board_and_size_are_one_option_with_one_wording(command):
 @pytest.mark.parametrize("command", ["play", "match", "train", "tune"])
 def test_an_unknown_rule_is_a_usage_error_everywhere(command):
     extra = {"match": ["random", "random"], "play": [], "train": ["--board", "9"], "tune": ["x.sgf"]}[command]
-    p = gomoku(command, *extra, "--rule", "chess", stdin="quit\n", timeout=60)
+    p = gomoku(command, *extra, "--rule", "chess", stdin="quit\n")
     assert p.returncode == 2, p.stderr
     assert error_lines(p) == ["Error: Invalid value for '-r' / '--rule': unknown rule 'chess': use freestyle, "
                               "standard, renju, caro, caro5 or 0/1/4/8/9"]
@@ -171,7 +177,7 @@ def test_the_live_view_switch_has_one_name():
 
 
 def test_the_top_level_help_lists_every_command():
-    p = gomoku("--help", timeout=60)
+    p = gomoku("--help")
     listed = {ln.split()[0] for ln in p.stdout.split("Commands:")[1].splitlines()
               if ln.startswith("  ") and not ln.startswith("   ")}     # not a summary's wrapped rest
     assert listed == set(_COMMANDS)
@@ -186,6 +192,7 @@ def _stopped_at_once(r: Interrupted, reason: str) -> None:
 
 
 @pytest.mark.xdist_group("serial")
+@pytest.mark.process
 def test_ctrl_c_exits_130_in_match_with_the_score_so_far():
     """Ctrl-C as game 1 starts (the players' warm-up search or the first 2 s move, in jitted
     calls on the main thread): the search stops, the score so far is printed."""
@@ -196,6 +203,7 @@ def test_ctrl_c_exits_130_in_match_with_the_score_so_far():
 
 
 @pytest.mark.xdist_group("serial")
+@pytest.mark.process
 def test_ctrl_c_exits_130_in_train(tmp_path):
     pytest.importorskip("torch")
     r = ctrl_c_at([str(GOMOKU), "train", "--board", "7", "--run", str(tmp_path / "run"), "--win", "4",
@@ -206,10 +214,13 @@ def test_ctrl_c_exits_130_in_train(tmp_path):
     assert "the same command resumes the run" in r.out
 
 
+@pytest.mark.process
 def test_train_says_what_an_init_net_is_before_any_game(tmp_path):
+    """A real process: train's plain view writes to the sys.stdout of its import, which click's
+    runner does not capture."""
     pytest.importorskip("torch")
     args = ["train", "--board", "9", "--rule", "renju", "--generations", "0", "--no-progress"]
-    p = gomoku(*args, "--run", str(tmp_path / "a"), "--init", str(WEIGHTS / "8x8k5-b4c32.safetensors"))
+    p = gomoku_process(*args, "--run", str(tmp_path / "a"), "--init", str(WEIGHTS / "8x8k5-b4c32.safetensors"))
     assert p.returncode == 0, p.stdout + p.stderr
     assert (f"--init {WEIGHTS / '8x8k5-b4c32.safetensors'} is a freestyle net (two players, five in a row, "
             "trained on 8x8); this game is renju 9x9: training it for this run's game") in p.stdout

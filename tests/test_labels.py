@@ -142,6 +142,7 @@ def _labels_cmd(path, games: int) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.process
 def test_the_label_engine_killed_with_sigkill_continues_to_the_file_of_a_run_never_stopped(tmp_path):
     """Games go to the file in index order, so a run killed and continued leaves exactly the
     bytes of one that ran through; the random plies keep every game's opening apart."""

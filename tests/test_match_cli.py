@@ -1,8 +1,8 @@
-"""`gomoku match` through its real entry points (console script and click runner)."""
+"""`gomoku match` through the real command, run in this process by click's runner; the tests
+with a `brain:` player start that brain, a real process (marked `process`)."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -10,21 +10,22 @@ import pytest
 from click.testing import CliRunner
 
 from gomoku.engine.game.records import load_psq, load_sgf_all
+from cli_runner import Ran, gomoku
 from gomoku.tools.cli import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "pbrain_fixture.py"
-GOMOKU = Path(sys.executable).parent / "gomoku"
 
 
 def brain(mode: str = "random", *args: str) -> str:
     return "brain:" + " ".join([sys.executable, str(FIXTURE), mode, *args])
 
 
-def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([str(GOMOKU), "match", *args], capture_output=True, text=True, timeout=timeout)
+def run_cli(*args: str) -> Ran:
+    return gomoku(["match", *args])
 
 
-def test_match_console_script_with_records_and_json(tmp_path):
+@pytest.mark.process
+def test_match_with_a_brain_writes_records_and_json(tmp_path):
     sgf, psq, js = tmp_path / "games.sgf", tmp_path / "psq", tmp_path / "out.json"
     p = run_cli("random", brain("random", "9"), "-n", "4", "-t", "1", "--seed", "3",
                 "--sgf", str(sgf), "--psq", str(psq), "--json", str(js))
@@ -48,16 +49,16 @@ def test_match_console_script_with_records_and_json(tmp_path):
     assert load_psq(files[0]).moves == games[0].moves
 
 
-def test_referee_verdicts_reach_the_report(tmp_path):
+@pytest.mark.process
+def test_brain_verdicts_forfeits_and_start_failures_reach_the_report(tmp_path):
+    """Real brain processes (the fixture): an occupied cell, a late move, a brain that dies or
+    refuses START, each as the referee and the report tell it."""
     js = tmp_path / "o.json"
     r = CliRunner().invoke(main, ["match", "random", brain("occupied"), "-n", "2", "--json", str(js)])
     assert r.exit_code == 0, r.output
     data = json.loads(js.read_text())
     assert data["reasons"] == {"illegal": 2} and data["wins"] == 2
     assert "occupied cell" in r.output
-
-
-def test_time_forfeit_and_tolerance_flag():
     r = CliRunner().invoke(main, ["match", "random", brain("late", "0.6"), "-n", "2", "-t", "0.1",
                                   "--tolerance", "0.1", "--json", "-"])
     assert r.exit_code == 0, r.output
@@ -67,6 +68,8 @@ def test_time_forfeit_and_tolerance_flag():
                                   "--tolerance", "2", "--draw-after", "6", "--json", "-"])
     data = json.loads(r.stdout)
     assert data["reasons"] == {"adjudication": 2}
+    _one_line_error(run_cli("random", brain("dead")), "did not start")
+    _one_line_error(run_cli("random", brain("refuse")), "refused START 15")
 
 
 def test_concurrency_and_opening_files(tmp_path):
@@ -147,8 +150,6 @@ def test_live_view_runs():
     (["BAD_ONNX", "random"], "not a usable ONNX model"),
     (["pure-mcts:100,select=best", "random"], "select must be puct, ucb1, plain or flat"),
     (["random", "brain:/no/such/pbrain"], "brain executable not found"),
-    (["random", "DEAD_BRAIN"], "did not start"),
-    (["random", "REFUSING_BRAIN"], "refused START 15"),
     (["random", "random", "-o", "OFFBOARD_OPENINGS"], "does not fit the 15x15 board"),
     (["random", "random", "-o", "/no/such/file"], "cannot read openings file"),
     (["random", "random", "-o", "balanced", "--rule", "renju"], "balanced openings exist for 15x15"),
@@ -161,15 +162,18 @@ def test_bad_input_is_one_line_and_non_zero(tmp_path, args, msg):
     bad.write_bytes(b"\x00garbage")
     offboard = tmp_path / "ops.txt"
     offboard.write_text("0,0\n-8,0, 0,1\n")
-    subst = {"BAD_ONNX": str(bad), "DEAD_BRAIN": brain("dead"), "REFUSING_BRAIN": brain("refuse"),
-             "OFFBOARD_OPENINGS": str(offboard)}
-    p = run_cli(*[subst.get(a, a) for a in args])
+    subst = {"BAD_ONNX": str(bad), "OFFBOARD_OPENINGS": str(offboard)}
+    _one_line_error(run_cli(*[subst.get(a, a) for a in args]), msg)
+
+
+def _one_line_error(p: Ran, msg: str) -> None:
     assert p.returncode != 0
     assert msg in p.stderr
     assert "Traceback" not in p.stderr + p.stdout
     assert len([l for l in p.stderr.splitlines() if l.startswith("Error")]) == 1
 
 
+@pytest.mark.process
 def test_brain_info_and_memory_are_sent(tmp_path):
     log = tmp_path / "cmds.txt"
     r = CliRunner().invoke(main, ["match", "random", brain("log", str(log)), "-n", "1", "--brain-info",

@@ -1,18 +1,13 @@
-"""MCTS players through `gomoku match`, the real console script."""
+"""MCTS players through `gomoku match`, the real command (run in this process)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
-
+from cli_runner import Ran, gomoku
 from netfiles import conv_net, uniform_net
 
-GOMOKU = Path(sys.executable).parent / "gomoku"
 
-
-def run_match(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(GOMOKU), "match", *args], capture_output=True, text=True, timeout=300)
+def run_match(*args: str) -> Ran:
+    return gomoku(["match", *args])
 
 
 def test_pure_mcts_3000_beats_pure_mcts_100_on_8x8(tmp_path):

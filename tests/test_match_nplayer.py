@@ -1,10 +1,8 @@
-"""`gomoku match --players 3`: the three-player Gobang paper's seatings and scoring through the real console script,
+"""`gomoku match --players 3`: the three-player Gobang paper's seatings and scoring through the real command (in this process),
 and the n-player referee's judging of forfeits."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -13,14 +11,12 @@ import pytest
 from gomoku.engine.limits import Limit, PlayResult
 from gomoku.engine.match.nplayer import NGameSettings, NMatch, play_ngame, seatings
 from gomoku.engine.game.nboard import NBoard, NBoardError
+from cli_runner import Ran, gomoku
 from netfiles import uniform_net
 
-GOMOKU = Path(sys.executable).parent / "gomoku"
 
-
-def run_match(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(GOMOKU), "match", "--players", "3", *args], capture_output=True, text=True,
-                          timeout=600, cwd=str(cwd))
+def run_match(*args: str, cwd: Path) -> Ran:
+    return gomoku(["match", "--players", "3", *args], cwd=cwd)
 
 
 def test_a_tiny_match_scores_and_seats_as_designed(tmp_path):

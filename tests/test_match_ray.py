@@ -19,8 +19,10 @@ ARGS = ["match", "classical:nodes=400", "classical:nodes=400,name=b", "-n", "4",
 
 
 @pytest.mark.slow
+@pytest.mark.process
 def test_ray_local_plays_the_games_local_workers_play(tmp_path):
     pytest.importorskip("ray", reason="the ray extra is not installed (pip install -e '.[ray]')")
+    """Real processes: Ray starts its own Python daemons, which must end with the command."""
     on_ray, local = tmp_path / "ray.json", tmp_path / "local.json"
     r = subprocess.run([GOMOKU, *ARGS, "--ray", "local", "--json", str(on_ray)], capture_output=True, text=True,
                        timeout=600)

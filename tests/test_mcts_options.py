@@ -3,8 +3,6 @@ noise on the move distribution. Cells are flat (y * width + x); black (seat 0) m
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -14,7 +12,8 @@ import pytest
 from gomoku.engine.match.players import SpecError, make_player, parse_spec
 from gomoku.engine.mcts.search import MCTS, MCTSConfig, choose_move
 
-GOMOKU = Path(sys.executable).parent / "gomoku"
+from cli_runner import gomoku
+
 
 
 def cell(x: int, y: int, w: int = 9) -> int:
@@ -118,8 +117,7 @@ def test_specs_for_flat_mc_and_move_noise():
 def test_flat_mc_plays_a_match_through_the_cli(tmp_path):
     # -t 5: a generous clock the 200 playouts end well within (-t 0 leaves one playout a move)
     js = tmp_path / "r.json"
-    p = subprocess.run([str(GOMOKU), "match", "flat-mc:200", "random", "--size", "9", "-n", "2", "-t", "5",
-                        "--json", str(js)], capture_output=True, text=True, timeout=300)
+    p = gomoku(["match", "flat-mc:200", "random", "--size", "9", "-n", "2", "-t", "5", "--json", str(js)])
     assert p.returncode == 0, p.stderr
     data = json.loads(js.read_text())
     assert data["games"] == 2

@@ -13,11 +13,18 @@ from gomoku.engine.game.board import Board
 from gomoku.engine.game.records import GameRecord, load, save
 from gomoku.engine.game.rules import Rule
 from gomoku.tools import render
+from cli_runner import Ran, gomoku
 from conftest import CTRL_C_MARGIN_S, CTRL_C_S
 from play_pty import ANSI, clean, finish, send, spawn_play, wait
 
 FIRST_PROMPT_TIMEOUT = 120     # a cold numba cache compiles the core on first use
 TIMEOUT = 30
+
+
+def play(*args: str, input: str, cwd: Path) -> Ran:
+    """`gomoku play ARGS` in this process, `input` typed at its prompts: the session's text
+    and files, which need no terminal."""
+    return gomoku(["play", *args], input=input, cwd=cwd)
 
 
 def spawn(*args: str, cwd: Path) -> pexpect.spawn:
@@ -29,7 +36,10 @@ X, O = "Your move (X)>", "Your move (O)>"
 
 # ------------------------------------------------------------------ the acceptance game
 
+@pytest.mark.process
 def test_play_short_game_and_save(tmp_path):
+    """The acceptance game in a real terminal (25x80), its first move typed with line editing
+    (type 5, Left, e: readline makes it e5 instead of landing the arrow in the move text)."""
     child = spawn("--size", "9", "--time", "0.1", "--color", "black", "--name", "tester", cwd=tmp_path)
     child.expect_exact(X, timeout=FIRST_PROMPT_TIMEOUT)
     raw = ANSI.sub("", child.before)
@@ -37,7 +47,9 @@ def test_play_short_game_and_save(tmp_path):
     assert re.search(r"x\s+0\s+1\s+2", raw) and re.search(r"y\s+a\s+b\s+c", raw)
     assert re.search(r"^\s+8\s+9 ", raw, re.M)
 
-    out = send(child, "e5", X)                            # centre (4,4)
+    child.send("5\x1b[De\r")                              # centre (4,4), edited to e5
+    out = wait(child, X)
+    assert "not a move" not in out.lower(), out[-400:]
     reply = re.search(r"played ([a-i]\d) \((\d),(\d)\)", out)
     assert reply, out[-400:]
     engine_move = (int(reply.group(2)), int(reply.group(3)))
@@ -77,14 +89,15 @@ def test_play_short_game_and_save(tmp_path):
 
 def test_play_as_white_resign_autosaves_psq(tmp_path):
     auto = tmp_path / "games" / "auto.psq"          # a folder that does not exist yet
-    child = spawn("--size", "9", "--time", "0", "--color", "white", "--save", str(auto), cwd=tmp_path)
-    assert "played" in wait(child, O, FIRST_PROMPT_TIMEOUT)           # engine (black) opens
-    assert "Nothing to undo" in send(child, "undo", O)
-    out = send(child, "resign", "game over>")
-    assert "wins (X black): by resignation" in out and "Auto-saved 1 move to" in out
-    assert "The game is over" in send(child, "a1", "game over>")
-    child.sendline("quit")
-    finish(child)
+    p = play("--size", "9", "--time", "0", "--color", "white", "--save", str(auto),
+             input="undo\nresign\na1\nquit\n", cwd=tmp_path)
+    assert p.returncode == 0 and "Traceback" not in p.stdout + p.stderr, p.stderr
+    steps = clean(p.stdout).split(O)
+    assert "played" in steps[0]                                        # engine (black) opens
+    assert "Nothing to undo" in steps[1]
+    over = steps[2].split("game over>")
+    assert "wins (X black): by resignation" in over[0] and "Auto-saved 1 move to" in over[0]
+    assert "The game is over" in over[1]
     rec = load(auto)
     assert len(rec.moves) == 1 and rec.black.startswith("classical") and rec.white == "human"
 
@@ -95,17 +108,18 @@ def test_renju_forbidden_move_is_refused(tmp_path):
     assert Board.from_moves(15, moves, rule=Rule.RENJU).is_forbidden(7, 7)
     start = tmp_path / "renju.sgf"
     save(start, GameRecord(width=15, height=15, rule=Rule.RENJU, moves=moves))
-    child = spawn("--load", str(start), "--time", "0", cwd=tmp_path)
-    child.expect_exact(X, timeout=FIRST_PROMPT_TIMEOUT)
-    row8 = [ln for ln in ANSI.sub("", child.before).splitlines() if re.match(r"\s+7\s+8 ", ln)]
+    p = play("--load", str(start), "--time", "0", input="h8\nquit\n", cwd=tmp_path)
+    assert p.returncode == 0 and "Traceback" not in p.stdout + p.stderr, p.stderr
+    first, out = ANSI.sub("", p.stdout).split(X)[:2]
+    row8 = [ln for ln in first.splitlines() if re.match(r"\s+7\s+8 ", ln)]
     assert row8 and row8[0][7 + 3 * 7 + 1] == "!"          # the forbidden point is marked
-    out = send(child, "h8", X)
+    out = clean(out)
     assert "h8 (7,7) is forbidden for black under renju" in out and "would make a double-three" in out
-    child.sendintr()                                      # Ctrl-C at the prompt: clean exit 130
-    assert "Bye" in finish(child, status=130)
+    assert "Bye" in clean(p.stdout)
 
 
 @pytest.mark.xdist_group("serial")
+@pytest.mark.process
 def test_ctrl_c_while_the_engine_thinks_exits_at_once(tmp_path):
     """Ctrl-C during a 30 s engine move: its search (on a worker thread, in one jitted call)
     stops with the game, which is saved and left with 130 within the Ctrl-C bound, not after
@@ -125,20 +139,19 @@ def test_ctrl_c_while_the_engine_thinks_exits_at_once(tmp_path):
 def test_the_screen_says_which_searcher_plays(tmp_path):
     """The shipped 8x8 net as the opponent: its name and 'net b4c32 + MCTS' in the title."""
     net = Path(__file__).resolve().parents[1] / "weights" / "8x8k5-b4c32.onnx"
-    child = spawn("--size", "8", "--time", "0.2", "--opponent", f"{net}:playouts=50", cwd=tmp_path)
-    screen = clean(wait(child, X, FIRST_PROMPT_TIMEOUT))
+    p = play("--size", "8", "--time", "0.2", "--opponent", f"{net}:playouts=50", input="d4\nquit\n", cwd=tmp_path)
+    assert p.returncode == 0 and "Traceback" not in p.stdout + p.stderr, p.stderr
+    screen, after = clean(p.stdout).split(X)[:2]
     assert "vs 8x8k5-b4c32 (net b4c32 + MCTS)" in screen, screen[-600:]
-    assert "played" in send(child, "d4", X)
-    child.sendline("quit")
-    finish(child)
-    child = spawn("--size", "8", "--time", "0", cwd=tmp_path)        # the default: classical
-    assert "vs classical" in clean(wait(child, X, FIRST_PROMPT_TIMEOUT))
-    child.sendline("quit")
-    finish(child)
+    assert "played" in after
+    p = play("--size", "8", "--time", "0", input="quit\n", cwd=tmp_path)    # the default: classical
+    assert p.returncode == 0 and "vs classical" in clean(p.stdout).split(X)[0]
 
 
-@pytest.mark.parametrize("size", ["15", "20", "22"])
-def test_screen_fits_80x25(tmp_path, size):
+@pytest.mark.process
+def test_screen_fits_80x25(tmp_path):
+    """The largest board (22x22, the most lines and columns) in a real 25x80 terminal."""
+    size = "22"
     child = spawn("--size", size, "--time", "0", cwd=tmp_path)
     wait(child, X, FIRST_PROMPT_TIMEOUT)
     send(child, "e5", X)
@@ -167,24 +180,10 @@ def test_screen_fits_80x25(tmp_path, size):
     (["--save", "game.txt"], "must end in .sgf or .psq"),
 ])
 def test_bad_options_are_one_line_errors(tmp_path, args, needle):
-    child = spawn(*args, cwd=tmp_path)
-    child.expect(pexpect.EOF, timeout=FIRST_PROMPT_TIMEOUT)
-    child.close()
-    out = ANSI.sub("", child.before)
-    assert child.exitstatus == (1 if needle == "no such file" else 2), out
+    p = play(*args, input="", cwd=tmp_path)
+    out = ANSI.sub("", p.stdout + p.stderr)
+    assert p.returncode == (1 if needle == "no such file" else 2), out
     assert needle in " ".join(out.split()) and "Traceback" not in out
-
-
-def test_prompt_has_line_editing(tmp_path):
-    """Arrow keys edit the line (readline) instead of landing in the move text."""
-    child = spawn("--size", "9", "--time", "0", cwd=tmp_path)
-    wait(child, X, FIRST_PROMPT_TIMEOUT)
-    child.send("8\x1b[Dh\r")                 # type 8, Left, h: the line reads h8
-    child.expect_exact(X)
-    out = clean(child.before)
-    assert "played" in out and "not a move" not in out.lower(), out[-400:]
-    child.sendline("quit")
-    finish(child)
 
 
 def test_engine_score_says_whose_it_is():
@@ -194,11 +193,9 @@ def test_engine_score_says_whose_it_is():
 
 def test_unwritable_save_path_is_refused_before_the_game(tmp_path):
     (tmp_path / "a-file").write_text("x")
-    child = spawn("--save", "a-file/mine.sgf", cwd=tmp_path)
-    child.expect(pexpect.EOF, timeout=FIRST_PROMPT_TIMEOUT)
-    child.close()
-    out = " ".join(ANSI.sub("", child.before).split())
-    assert child.exitstatus == 2 and "a-file is a file, not a folder" in out and "--save" in out, out
+    p = play("--save", "a-file/mine.sgf", input="", cwd=tmp_path)
+    out = clean(p.stdout + p.stderr)
+    assert p.returncode == 2 and "a-file is a file, not a folder" in out and "--save" in out, out
     assert "Your move" not in out and "Traceback" not in out
 
 
@@ -249,19 +246,18 @@ def test_board_fits_80_columns(side, max_lines):
 def test_the_end_reads_in_order_and_the_exit_names_the_saved_file(tmp_path):
     """The engine's winning move is told above the 'Game over' it made (the status line came
     first before), the save counts '1 move'/'N moves' as written, and Ctrl-C after the game
-    says where --save keeps it before 'Bye.'."""
+    says where --save keeps it before 'Bye.'.
+    (Ctrl-C at the prompt, exit 130, is the n-player session's process test.)"""
     moves = [(0, 8), (1, 1), (2, 8), (2, 1), (4, 8), (3, 1), (6, 8), (4, 1)]   # white has an open four
     start = tmp_path / "four.sgf"
     save(start, GameRecord(width=9, height=9, rule=Rule.FREESTYLE, moves=moves))
-    child = spawn("--load", str(start), "--time", "0.2", "--save", "g.sgf", cwd=tmp_path)
-    wait(child, X, FIRST_PROMPT_TIMEOUT)
-    out = send(child, "i1", "game over>")
+    p = play("--load", str(start), "--time", "0.2", "--save", "g.sgf", input="i1\nquit\n", cwd=tmp_path)
+    assert p.returncode == 0 and "Traceback" not in p.stdout + p.stderr, p.stderr
+    out, end = clean(p.stdout).split(X, 1)[1].split("game over>", 1)
     played = out.rfind("played")
     assert 0 <= played < out.rfind("Game over:"), out[-400:]
     assert "Auto-saved 10 moves to g.sgf" in out
-    child.sendintr()
-    out = finish(child, status=130)
-    assert out.endswith("Auto-saved 10 moves to g.sgf. Bye."), out[-200:]
+    assert end.endswith("Auto-saved 10 moves to g.sgf. Bye."), end[-200:]
 
 
 def test_level_outside_1_to_6_is_refused(tmp_path):

@@ -1,14 +1,16 @@
-"""`gomoku play --players 3` driven through a pseudo-terminal: turn order, undo, save, a full
-board, and the one-line errors."""
+"""`gomoku play --players 3`: turn order, undo and save driven through a pseudo-terminal; a
+full board, a win and the one-line errors through the real command in this process, the
+moves on its stdin."""
 from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pexpect
-from play_pty import GOMOKU, finish, send, spawn_play, wait
+import pytest
+from cli_runner import Ran, gomoku
+from play_pty import clean, finish, send, spawn_play, wait
 
 FIRST_PROMPT_TIMEOUT = 180     # a cold numba cache compiles the tree search on first use
 TIMEOUT = 60
@@ -30,6 +32,19 @@ def play_free(child: pexpect.spawn, prompt: str, candidates: list[str]) -> tuple
     raise AssertionError("no free candidate")
 
 
+PROMPT = re.compile(r"Your move, seat \d \([XOV]\)>|game over>")
+
+
+def replies(*args: str, moves: list[str], cwd: Path) -> tuple[list[str], list[str]]:
+    """`gomoku play --players 3 ARGS` in this process with `moves` then quit typed, once it
+    exited 0: what it printed before the first prompt, then after each line typed (cleaned);
+    and the prompts, in order."""
+    p = gomoku(["play", "--players", "3", *args], input="".join(f"{m}\n" for m in [*moves, "quit"]), cwd=cwd)
+    assert p.returncode == 0 and "Traceback" not in p.stdout + p.stderr, p.stdout[-500:] + p.stderr
+    return [clean(part) for part in PROMPT.split(p.stdout)], PROMPT.findall(p.stdout)
+
+
+@pytest.mark.process
 def test_turn_order_after_undo_and_save(tmp_path):
     # an engine at seat 1 moves first; the person sits at seat 2; seat 3 is another engine
     child = spawn("--size", "6", "--win", "4", "--seats", "pure-mcts:40,human,pure-mcts:40", cwd=tmp_path)
@@ -72,43 +87,32 @@ DRAW_5X5 = ("0,2 0,4 4,4 1,4 3,4 0,1 2,4 3,2 1,3 4,1 1,2 2,3 0,0 2,1 1,0 1,1 2,2
 
 
 def test_three_people_fill_the_board_to_a_draw(tmp_path):
-    child = spawn("--size", "5", "--seats", "human,human,human", "--name", "p", "--save", "draw.json",
-                  cwd=tmp_path)
-    wait(child, "Your move, seat 1 (X)>", FIRST_PROMPT_TIMEOUT)
+    out = replies("--size", "5", "--seats", "human,human,human", "--name", "p", "--save", "draw.json",
+                  moves=[*DRAW_5X5[:-1], "0,2", DRAW_5X5[-1]], cwd=tmp_path)[0]
     for i, mv in enumerate(DRAW_5X5[:-1]):
         nxt = (i + 1) % 3
-        out = send(child, mv, f"Your move, seat {nxt + 1} ({'XOV'[nxt]})>")
-        assert f"Move {i + 2}: seat {nxt + 1}" in out
-    assert "is taken by seat 1 X p1" in send(child, "0,2", "Your move, seat 1 (X)>")
-    out = send(child, DRAW_5X5[-1], "game over>")
-    assert "Game over: Draw: the board is full." in out
-    assert "Auto-saved 25 moves to draw.json" in out
-    child.sendline("quit")
-    finish(child)
+        assert f"Move {i + 2}: seat {nxt + 1}" in out[i + 1]
+    assert "is taken by seat 1 X p1" in out[25]
+    assert "Game over: Draw: the board is full." in out[26]
+    assert "Auto-saved 25 moves to draw.json" in out[26]
     rec = json.loads((tmp_path / "draw.json").read_text())
     assert rec["result"] == {"winner_seat": None, "reason": "full", "text": "Draw: the board is full."}
     assert [s["name"] for s in rec["seats"]] == ["p1", "p2", "p3"]
 
 
 def test_a_win_is_announced_for_the_seat_that_made_it(tmp_path):
-    child = spawn("--size", "6", "--win", "4", "--seats", "human,human,human", cwd=tmp_path)
-    wait(child, "Your move, seat 1 (X)>", FIRST_PROMPT_TIMEOUT)
     # seat 2 (O) makes four down column b while the others play elsewhere
     moves = ["a1", "b1", "f1", "a3", "b2", "f3", "a5", "b3", "f5", "c6"]
     prompts = [f"Your move, seat {(i + 1) % 3 + 1} ({'XOV'[(i + 1) % 3]})>" for i in range(len(moves))]
-    for mv, pr in zip(moves, prompts):
-        send(child, mv, pr)
-    out = send(child, "b4", "game over>")
-    assert "Game over: seat 2 O human2 wins with 4 in a row." in out
-    out = send(child, "undo", "Your move, seat 2 (O)>")      # the winning move is taken back
-    assert "Took back b4 (1,3). seat 2 O human2 to move" in out
-    child.sendline("quit")
-    finish(child)
+    out, shown = replies("--size", "6", "--win", "4", "--seats", "human,human,human",
+                         moves=[*moves, "b4", "undo"], cwd=tmp_path)
+    assert shown[:len(moves) + 3] == ["Your move, seat 1 (X)>", *prompts, "game over>", "Your move, seat 2 (O)>"]
+    assert "Game over: seat 2 O human2 wins with 4 in a row." in out[len(moves) + 1]
+    assert "Took back b4 (1,3). seat 2 O human2 to move" in out[len(moves) + 2]   # the win taken back
 
 
-def run_play(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([GOMOKU, "play", *args], capture_output=True, text=True, timeout=120, cwd=str(cwd),
-                          input="")
+def run_play(*args: str, cwd: Path) -> Ran:
+    return gomoku(["play", *args], input="", cwd=cwd)
 
 
 def test_bad_seats_and_boards_get_one_line(tmp_path):
@@ -126,8 +130,10 @@ def test_bad_seats_and_boards_get_one_line(tmp_path):
     assert p.returncode == 2 and "--seats and --win are for --players 3 or 4" in p.stderr
 
 
+@pytest.mark.process
 def test_ctrl_c_saves_and_exits_130_and_eof_exits_0(tmp_path):
-    """The ending both seat counts share (tools.play_session.run_session)."""
+    """The ending both seat counts share (tools.play_session.run_session): Ctrl-C at the
+    prompt of a real terminal."""
     child = spawn("--size", "5", "--seats", "human,human,human", "--save", "g.json", cwd=tmp_path)
     wait(child, "Your move, seat 1 (X)>", FIRST_PROMPT_TIMEOUT)
     send(child, "c3", "Your move, seat 2 (O)>")

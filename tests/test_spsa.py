@@ -69,6 +69,7 @@ def _state_k(folder: Path) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.process
 def test_a_run_killed_with_sigkill_continues_to_the_result_of_one_never_stopped(tmp_path):
     """At fixed nodes the games are deterministic, so the run that was killed and continued
     must leave exactly the history and parameters of the one that ran through."""

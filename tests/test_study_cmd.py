@@ -3,12 +3,13 @@ writes its result, and the plain alpha-beta switch the Fudan study times is a co
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from cli_runner import Ran
+from cli_runner import gomoku as run_gomoku
 from conftest import CTRL_C_MARGIN_S, CTRL_C_S, ctrl_c_at
 from gomoku.engine.game.board import Board
 from gomoku.engine.search.alphabeta import Searcher
@@ -17,8 +18,9 @@ from gomoku.tools.studies import SCALES, Study, studies
 GOMOKU = Path(sys.executable).parent / "gomoku"
 
 
-def gomoku(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([str(GOMOKU), *args], capture_output=True, text=True, timeout=timeout)
+def gomoku(*args: str) -> Ran:
+    """The real command, run in this process: these tests read its output, files and exit."""
+    return run_gomoku(args)
 
 
 def test_every_study_module_is_found_with_its_contract():
@@ -29,14 +31,14 @@ def test_every_study_module_is_found_with_its_contract():
 
 
 def test_list_names_the_fudan_study_and_its_paper():
-    p = gomoku("study", "--list", timeout=120)
+    p = gomoku("study", "--list")
     assert p.returncode == 0, p.stderr
     line = next(ln for ln in p.stdout.splitlines() if ln.startswith("fudan-search "))
     assert "the Fudan threat-space-search paper" in line
 
 
 def test_an_unknown_study_is_a_usage_error():
-    p = gomoku("study", "no-such-study", "--scale", "tiny", timeout=120)
+    p = gomoku("study", "no-such-study", "--scale", "tiny")
     assert p.returncode == 2
     assert "no study 'no-such-study'" in p.stderr and "fudan-search" in p.stderr
     assert "Traceback" not in p.stderr
@@ -44,7 +46,7 @@ def test_an_unknown_study_is_a_usage_error():
 
 def test_an_output_folder_through_a_file_is_refused_before_any_work(tmp_path):
     (tmp_path / "f").write_text("x")
-    p = gomoku("study", "fudan-search", "--scale", "tiny", "--out", str(tmp_path / "f" / "d"), timeout=120)
+    p = gomoku("study", "fudan-search", "--scale", "tiny", "--out", str(tmp_path / "f" / "d"))
     assert p.returncode == 2
     assert p.stderr.strip().splitlines()[-1].endswith(f"{tmp_path / 'f'} is a file, not a folder")
     assert "positions" not in p.stderr          # no study work started
@@ -105,6 +107,7 @@ def test_plain_alpha_beta_searches_another_tree():
 
 
 @pytest.mark.xdist_group("serial")
+@pytest.mark.process
 def test_ctrl_c_exits_130_and_leaves_no_half_result(tmp_path):
     """Ctrl-C once depth 1 is done: the depth-2 search in progress (one jitted call, as each of
     the study's searches of up to 3M nodes) stops at once, and nothing is written."""

@@ -1,22 +1,20 @@
-"""`gomoku study fudan-rl --scale tiny` end to end through the console script: both critics
+"""`gomoku study fudan-rl --scale tiny` end to end through the real command (in this process): both critics
 trained, the five agents' round robin and the references played, our table beside the
 paper's Table III; the same command again reuses every finished part."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("torch")
 
-GOMOKU = Path(sys.executable).parent / "gomoku"
+from cli_runner import Ran
+from cli_runner import gomoku as run_gomoku
 
 
-def gomoku(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([str(GOMOKU), *args], capture_output=True, text=True, timeout=timeout)
+def gomoku(*args: str) -> Ran:
+    return run_gomoku(args)
 
 
 def test_the_tiny_study_writes_our_table_beside_table_iii_and_resumes(tmp_path):

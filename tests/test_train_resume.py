@@ -289,6 +289,7 @@ def _lines(out: str, start: str) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.process
 def test_ctrl_c_and_kill_during_training_resume_at_the_saved_update(tmp_path: Path) -> None:
     run, ref = tmp_path / "run", tmp_path / "ref"
     cmd = [sys.executable, "-c", WRAPPER, *ARGS, "--run", str(run)]

@@ -39,6 +39,7 @@ def _env() -> dict[str, str]:
     return env
 
 
+@pytest.mark.process
 def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = tmp_path / "run"
     cmd = [GOMOKU, *ARGS, "--run", str(run)]

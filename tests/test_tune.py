@@ -422,9 +422,10 @@ def test_a_shipped_tables_file_without_a_rule_is_refused(tmp_path):
         evaluation._shipped(path)
 
 
+@pytest.mark.process
 def test_tuning_needs_no_torch():
     """Texel tuning sits beside the evaluation it fits: importing it (and the tune command)
-    loads no torch."""
+    loads no torch. A fresh interpreter: this one may have imported torch already."""
     import subprocess
     import sys
     code = ("import sys; import gomoku.engine.search.tuning, gomoku.tools.tune_cmd; "
