@@ -1,10 +1,55 @@
-"""The compile that runs behind `gomoku play` (tools.prepare.BackgroundCompile) and the
-compile's progress bar."""
+"""The cold-compile benchmark (`gomoku bench --compile`) and the compile that runs behind
+`gomoku play` (tools.prepare.BackgroundCompile)."""
 import io
+import json
 import threading
 
 import pytest
 from rich.console import Console
+
+
+def test_child_books_each_compile_to_its_function_and_step(monkeypatch, tmp_path):
+    from numba import njit
+
+    from gomoku.engine import warmup
+    from gomoku.tools import bench_compile
+
+    @njit
+    def callee(x):
+        return x + 1
+
+    @njit
+    def caller(x):
+        return callee(x) * 2
+
+    def steps():
+        caller(1)            # compiles caller, which compiles callee inside it
+        yield "first"
+        caller(1.5)          # a second signature of both
+        yield "second"
+        yield "nothing"
+
+    monkeypatch.setattr(warmup, "warm_steps", steps)
+    out = tmp_path / "f.json"
+    bench_compile.child_main(str(out))
+    data = json.loads(out.read_text())
+    funcs = {k.rsplit(".", 1)[-1]: v for k, v in data["funcs"].items()}
+    assert set(funcs) == {"callee", "caller"}
+    assert len(funcs["caller"]["sigs"]) == 2 and funcs["caller"]["steps"] == ["first", "second"]
+    assert all(v["self"] > 0 for v in funcs.values())
+    assert [s for s, _ in data["steps"]] == ["first", "second", "nothing"]
+
+
+def test_report_sorts_by_cost_and_ends_with_the_totals():
+    from gomoku.tools.bench_compile import report
+    data = {"funcs": {"a.small": {"self": 1.0, "sigs": ["x"], "steps": ["s"]},
+                      "b.big": {"self": 9.0, "sigs": ["x", "y"], "steps": ["s"]}},
+            "steps": [["s", 10.0]], "cpu": 12.5, "rss_mb": 321.0, "wall": 11.0}
+    lines: list[str] = []
+    report(data, say=lines.append)
+    assert "b.big" in lines[1] and "90.0%" in lines[1] and "a.small" in lines[2]
+    assert lines[-1] == ("compile: functions=2 signatures=3 compile_s=10.0 wall_s=11.0 cpu_s=12.5 "
+                         "peak_rss_mb=321")
 
 
 def _fake_compile(monkeypatch, gate):
