@@ -77,11 +77,13 @@ def test_background_compile_shows_progress_then_lets_the_engine_move(monkeypatch
     from gomoku.tools.prepare import BackgroundCompile
     gate = threading.Event()
     marked = _fake_compile(monkeypatch, gate)
-    bc = BackgroundCompile(jobs=2).start()
+    first: list[str] = []
+    bc = BackgroundCompile(jobs=2, first=lambda: first.append("ran")).start()
     for _ in range(200):
         if len(bc.finished) == len(bc.cost) - 1:
             break
         threading.Event().wait(0.01)
+    assert first == ["ran"] and bc.error is None       # the person's move code, then the children
     assert not bc.done and 0.0 < bc.fraction() < 1.0
     assert "Engine compiling (once):" in bc.status_line()
     threading.Timer(0.2, gate.set).start()
@@ -98,6 +100,21 @@ def test_cancel_stops_a_running_compile(monkeypatch):
     import click
     with pytest.raises(click.ClickException):
         bc.wait(Console(file=io.StringIO()))
+
+
+def test_a_cold_cache_compiles_a_move_on_a_copy_of_the_board_first(monkeypatch):
+    from gomoku.engine import numba_cache
+    from gomoku.engine.game.board import Board
+    from gomoku.tools.prepare import start_compile
+    gate = threading.Event()
+    _fake_compile(monkeypatch, gate)
+    monkeypatch.setattr(numba_cache, "cache_is_warm", lambda *a: False)
+    board = Board(15)
+    board.play(7, 7)
+    bc = start_compile(jobs=1, board=board)
+    gate.set()
+    bc.wait(Console(file=io.StringIO()))
+    assert bc.error is None and board.move_count == 1      # the game on screen is untouched
 
 
 def test_a_warm_cache_starts_no_compile(monkeypatch):

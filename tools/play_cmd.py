@@ -133,13 +133,9 @@ def _play_two(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: 
     console = Console(highlight=False)
     _line_editing()
     from gomoku.tools.prepare import start_compile
-    # a cold cache compiles behind the board: the person moves at once, and the engine's first
-    # move waits for the rest of the compile (Session.engine_ready) only if the person was faster
-    compiling = start_compile()
     s = TwoPlayerSession(console=console, width=width, height=height, rule=rule, move_time=move_time,
                          save_path=Path(save_path) if save_path else None, colour_choice=colour.lower(), spec=spec,
                          hint_time=hint_time, human_name=human_name)
-    s.compiling = compiling
     from gomoku.protocol.players import make_player
     try:
         s.opponent = make_player(spec)
@@ -150,6 +146,12 @@ def _play_two(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: 
 
     def start() -> None:
         s.new_game(record=loaded)
+        # a cold cache compiles behind the board: the person moves at once, and the engine's
+        # first move waits for the rest (Session.engine_ready) only if the person was faster.
+        # Started after the board exists: making it compiles the board core's rebuild here
+        # (seconds, faster without the children on the same cores); a move's code compiles
+        # in a thread while the person looks at the board (start_compile).
+        s.compiling = start_compile(board=s.board)
         if loaded is not None:
             s.messages.append(f"Loaded {plural(len(loaded.moves), 'move')} from {escape(load_path or '')}.")
     run_session(s, start)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from rich.console import Console
 
@@ -116,7 +116,7 @@ class BackgroundCompile:
     once if the compile finished while the person was thinking. `status_line` is the screen's
     one line of progress, weighted by `warmup.STEP_COST` (what each step costs, measured)."""
 
-    def __init__(self, jobs: Optional[int] = None) -> None:
+    def __init__(self, jobs: Optional[int] = None, first: Optional[Callable[[], None]] = None) -> None:
         import threading
 
         from gomoku.engine import warmup
@@ -127,6 +127,7 @@ class BackgroundCompile:
         self.error: Optional[str] = None
         self.seconds: Optional[float] = None
         self.started = time.perf_counter()
+        self._first = first                  # run in the thread before the children start
         self._cancel = threading.Event()
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._run, name="compile", daemon=True)
@@ -142,6 +143,9 @@ class BackgroundCompile:
             if self._cancel.is_set():
                 raise _Cancelled()
         try:
+            if self._first is not None:
+                self._first()
+            poll()
             self.seconds = warmup.compile_in_processes(lambda label, _s: self.finished.add(label),
                                                        jobs=len(self.plan), poll=poll)
             numba_cache.mark_warm()
@@ -204,9 +208,24 @@ def _clock(seconds: float) -> str:
     return f"{m}m{s:02d}s" if m else f"{s}s"
 
 
-def start_compile(jobs: Optional[int] = None) -> Optional[BackgroundCompile]:
-    """A `BackgroundCompile` already running when the cache is cold; None when it is warm."""
+def start_compile(jobs: Optional[int] = None, board: Any = None) -> Optional[BackgroundCompile]:
+    """A `BackgroundCompile` already running when the cache is cold; None when it is warm.
+
+    With `board` (the game on screen), the compile's thread first compiles here what a
+    person's move runs (make and undo a move on a copy) while the person reads the board, and
+    only then starts the children, so that part has the cores to itself: left to the first
+    move, it took 15 s once the children shared the two cores; done before the board, it
+    delayed the board as long. A move typed meanwhile waits on numba's compiler lock for
+    what is left of it; the children load it from the cache."""
     from gomoku.engine import numba_cache
     if numba_cache.cache_is_warm():
         return None
-    return BackgroundCompile(jobs).start()
+    cells = [] if board is None or board.game_over else board.empty_cells()
+    first = None
+    if cells:
+        scratch = board.copy()
+
+        def first() -> None:
+            scratch.play(*cells[0])
+            scratch.undo()
+    return BackgroundCompile(jobs, first).start()
