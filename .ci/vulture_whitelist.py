@@ -15,6 +15,7 @@ _.ir_version                    # onnx ModelProto (tests/netfiles.py, tests/test
 # numba
 typingctx                       # @intrinsic's first argument (engine/search/prefetch.py)
 cdn                             # dfpn's child lookup returns (pn, dn) and reads pn only
+_.on_start                      # numba.core.event calls a Listener's on_start (tools/bench_compile.py)
 
 # run by name in a child process: python -c "from gomoku.engine.warmup import child_main; ..."
 child_main

@@ -30,14 +30,16 @@ EXTRA_HOOKS = [
     ("gomoku.engine.mcts.search", "warm_up"),
 ]
 
-# Seconds each step took in a cold compile, one after the other (a loaded 2-core x86 machine,
-# 321 s in all); only used to split the work between processes, draw a progress bar and guess
-# the time left. The steps share little compiled code: numba inlines the board core
-# (inline="always") into each caller instead of calling a compiled copy.
+# What each step costs in a cold compile, one after the other in one process, as seconds of CPU
+# (`gomoku bench --compile`: each step's wall seconds on a shared 2-core x86 machine, 1140 s in
+# all, scaled by the run's CPU/wall share, 646 s of CPU; peak RSS 1.76 GB). Only used to split
+# the work between processes, to weight the progress bar and to guess the time left. One
+# function dominates: alphabeta's `pvs` (73 % of the compile) with every helper it inlines
+# (inline="always"); the board core is a few seconds.
 STEP_COST = {
-    "board core (freestyle)": 10.6, "board core (standard)": 0.2, "board core (renju)": 5.4,
-    "board core (caro)": 0.1, "board core (caro5)": 0.1, "playouts": 1.8,
-    "alphabeta": 148.0, "threats": 92.0, "dfpn": 62.0,
+    "board core (freestyle)": 4.1, "board core (standard)": 0.1, "board core (renju)": 1.8,
+    "board core (caro)": 0.1, "board core (caro5)": 0.1, "playouts": 0.7,
+    "alphabeta": 518.0, "threats": 51.0, "dfpn": 47.0, "search": 21.0,
 }
 
 # Steps that can be compiled in parallel processes, largest first. The alpha-beta search calls the

@@ -85,11 +85,23 @@ def signature(node_counts: list[int]) -> str:
 @click.option("--eval", "eval_path", type=ExistingFile("evaluator"), default=None,
               help="Also search the positions of its rule with this learned evaluator (NAME.eval.npz) "
                    "and compare its nodes/s with the tables' on the same positions.")
+@click.option("--compile", "compile_cost", is_flag=True, default=False,
+              help="Instead: compile the whole engine cold (an empty temporary numba cache, in a child "
+                   "process at nice 10) and print each jitted function's compile seconds, most first, "
+                   "with the total CPU seconds and peak RSS. Minutes of CPU; the real cache is untouched.")
 def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, nets: tuple[str, ...],
-          playouts: int, threads: int, batch: int, eval_path: Optional[str]) -> None:
+          playouts: int, threads: int, batch: int, eval_path: Optional[str], compile_cost: bool) -> None:
     """Search fixed positions (several rules and sizes) to a fixed depth; print nodes, time,
     nodes/s and a signature of the node counts; then MCTS playouts/s. Last line: `bench:
-    nodes=.. time_ms=.. nps=.. signature=..`."""
+    nodes=.. time_ms=.. nps=.. signature=..`. With --compile: the cost of a cold compile,
+    function by function; last line `compile: ... cpu_s=.. peak_rss_mb=..`."""
+    if compile_cost:
+        from gomoku.tools import bench_compile
+        try:
+            bench_compile.report(bench_compile.measure(), say=click.echo)
+        except RuntimeError as exc:
+            raise click.ClickException(str(exc)) from None
+        return
     from gomoku.engine.search import alphabeta
     from gomoku.engine.game.board import Board
     from gomoku.engine.game.rules import parse_rule

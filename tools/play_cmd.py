@@ -11,7 +11,6 @@ notations are shown in the board rulers and in every message (see tools/render.p
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -23,7 +22,7 @@ from gomoku.engine.game import records
 from gomoku.engine.game.size import MAX_SIZE as MAX_SIDE, MIN_SIZE as MIN_SIDE
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.match.specs import kind_list
-from gomoku.tools.options import INTERRUPTED, board_option, output_path, rule_option
+from gomoku.tools.options import board_option, output_path, rule_option
 
 DEFAULT_MOVE_TIME = 1.0
 #: options only the two-player game knows; with --players 3 the seats come from --seats
@@ -133,12 +132,7 @@ def _play_two(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: 
     catch_ctrl_c()
     console = Console(highlight=False)
     _line_editing()
-    from gomoku.tools.prepare import ensure_compiled
-    try:
-        ensure_compiled(console)      # before the engine's first clock: never compile in a move
-    except KeyboardInterrupt:
-        console.print("\nBye.")
-        sys.exit(INTERRUPTED)
+    from gomoku.tools.prepare import start_compile
     s = TwoPlayerSession(console=console, width=width, height=height, rule=rule, move_time=move_time,
                          save_path=Path(save_path) if save_path else None, colour_choice=colour.lower(), spec=spec,
                          hint_time=hint_time, human_name=human_name)
@@ -146,11 +140,18 @@ def _play_two(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: 
     try:
         s.opponent = make_player(spec)
     except (SpecError, PlayerError) as exc:
+        s.close()                     # stops a compile already started
         raise click.ClickException(str(exc)) from None
     s.messages += [f"Warning: {escape(line)}" for line in warnings]
 
     def start() -> None:
         s.new_game(record=loaded)
+        # a cold cache compiles behind the board: the person moves at once, and the engine's
+        # first move waits for the rest (Session.engine_ready) only if the person was faster.
+        # Started after the board exists: making it compiles the board core's rebuild here
+        # (seconds, faster without the children on the same cores); a move's code compiles
+        # in a thread while the person looks at the board (start_compile).
+        s.compiling = start_compile(board=s.board)
         if loaded is not None:
             s.messages.append(f"Loaded {plural(len(loaded.moves), 'move')} from {escape(load_path or '')}.")
     run_session(s, start)

@@ -105,6 +105,7 @@ class Session:
     saved: Optional[str] = None        # what the last save said ('Saved 4 moves to g.sgf'), for the exit
     game_no: int = 1
     date: str = ""
+    compiling: Any = None              # a prepare.BackgroundCompile still filling numba's cache, or None
     _prompt_at: float = 0.0
 
     # front-end texts
@@ -248,10 +249,24 @@ class Session:
     def engine_line(self, seat: int, move: tuple[int, int], spent: float, info: SearchInfo) -> str:  # front end
         raise NotImplementedError
 
+    def engine_ready(self) -> None:
+        """Before anything searches: wait for a compile still running (with its progress), so
+        no clock runs while numba compiles. Returns at once once the cache is warm."""
+        if self.compiling is not None:
+            self.compiling.wait(self.console)
+            self.compiling = None
+
+    def compile_line(self) -> Optional[str]:
+        """The compile's progress for the screen, while one runs behind the board."""
+        if self.compiling is None:
+            return None
+        return self.compiling.status_line() or None
+
     def engine_move(self) -> None:
         b = self.board
         k = self.seat_to_move()
         seat = self.seats[k]
+        self.engine_ready()
         limit = seat.spec.limit_for(Limit(turn_time=self.move_time))
         self.console.print(self.thinking_text(k, limit))
         t0 = time.monotonic()
@@ -350,6 +365,8 @@ class Session:
         return self.console.input(text)
 
     def close(self) -> None:
+        if self.compiling is not None:
+            self.compiling.cancel()
         for seat in self.seats:
             if seat.player is not None:
                 try:

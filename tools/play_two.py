@@ -241,6 +241,7 @@ class TwoPlayerSession(Session):
         if self.board.move_count == 0:
             self.messages.append("Nothing to review yet: play a move first.")
             return
+        self.engine_ready()
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         from gomoku.engine.agent import searcher_name
@@ -262,6 +263,7 @@ class TwoPlayerSession(Session):
             self.messages.append("[red]No hint:[/red] the engine (gomoku.engine.agent) is not available.")
             return
         b = self.board
+        self.engine_ready()
         self.console.print(f"[dim]Looking for a hint (up to {self.hint_time:g} s)...[/dim]")
         t0 = time.monotonic()
         try:
@@ -299,6 +301,9 @@ class TwoPlayerSession(Session):
             extra = [status] + ([engine_line] if engine_line else []) + self.messages
         if self.outcome is not None:
             extra.append(GAME_OVER_REVIEW)
+        compile_line = self.compile_line()
+        if compile_line:
+            extra.insert(extra.index(status) + 1, compile_line)
         # rows, not lines: a line wider than the terminal wraps, and counting it as one row
         # scrolled the title (18x18 after a hint) or the top ruler (20x20) off an 80x25 screen
         room = c.height - render.board_lines(self.height) - 1

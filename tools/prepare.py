@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from rich.console import Console
 
@@ -43,23 +43,27 @@ def ensure_compiled(console: Optional[Console] = None, force: bool = False,
 
 
 class _Bar:
-    """The progress bar of a compile: finished steps count their `STEP_COST`; a running step
-    counts the share its elapsed time suggests (at the speed seen so far), up to 95 % of it."""
+    """The progress bar of a compile, in at most 80 columns. Finished steps count their
+    `STEP_COST` (measured seconds of each step); a running step counts the share its elapsed
+    time suggests at the speed seen so far, up to 95 % of it. "left" is the slowest process's
+    remaining cost at that speed; a step running past its estimate adds a tenth of it, so the
+    time left never reads 0 while work remains."""
 
     def __init__(self, console: Console, plan: list[list[str]], jobs: int) -> None:
-        from rich.progress import (BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn,
-                                   TimeRemainingColumn)
+        from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
         from gomoku.engine.warmup import STEP_COST
         self.cost = {s: STEP_COST.get(s, 10.0) for group in plan for s in group}
         self.pending = [list(group) for group in plan]       # per process: steps not done yet
-        self.started = [time.perf_counter()] * len(plan)     # when each process's current step began
+        self.t0 = time.perf_counter()
+        self.started = [self.t0] * len(plan)                 # when each process's current step began
         self.done_cost = 0.0
         self.done_seconds = 0.0
-        self.progress = Progress(TextColumn("compiling the engine once:"), TextColumn("{task.fields[stage]}"),
-                                 BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
-                                 TextColumn("left"), TimeRemainingColumn(), console=console, transient=True)
-        self.task = self.progress.add_task("compile", total=sum(self.cost.values()), stage=self._stage())
+        self.progress = Progress(TextColumn("compiling once: {task.fields[stage]}"), BarColumn(bar_width=16),
+                                 TaskProgressColumn(), TextColumn("{task.fields[clock]}"), console=console,
+                                 transient=True)
+        self.task = self.progress.add_task("compile", total=sum(self.cost.values()), stage=self._stage(),
+                                           clock="")
 
     def __enter__(self) -> "_Bar":
         self.progress.start()
@@ -70,7 +74,8 @@ class _Bar:
 
     def _stage(self) -> str:
         running = [p[0] for p in self.pending if p]
-        return ", ".join(running)[:48] if running else "done"
+        text = ", ".join(running) if running else "done"
+        return text if len(text) <= 24 else text[:23] + "\u2026"
 
     def step_done(self, label: str, seconds: float) -> None:
         for i, steps in enumerate(self.pending):
@@ -81,13 +86,146 @@ class _Bar:
                 self.done_seconds += seconds
         self.refresh()
 
-    def refresh(self) -> None:
+    def estimate(self, now: float) -> tuple[float, float]:
+        """(cost done, including running steps' shares; wall seconds left)."""
         # seconds of wall time per unit of cost, from the finished steps (1.0 before any)
         rate = self.done_seconds / self.done_cost if self.done_cost > 0 else 1.0
-        now = time.perf_counter()
         running = 0.0
+        left = 0.0
         for i, steps in enumerate(self.pending):
-            if steps:
-                c = self.cost.get(steps[0], 10.0)
-                running += min(0.95 * c, (now - self.started[i]) / max(rate, 1e-6))
-        self.progress.update(self.task, completed=self.done_cost + running, stage=self._stage())
+            if not steps:
+                continue
+            c = self.cost.get(steps[0], 10.0)
+            spent = now - self.started[i]
+            running += min(0.95 * c, spent / max(rate, 1e-6))
+            rest = sum(self.cost.get(s, 10.0) for s in steps[1:]) * rate
+            left = max(left, rest + max(c * rate - spent, 0.1 * c * rate))
+        return self.done_cost + running, left
+
+    def refresh(self) -> None:
+        now = time.perf_counter()
+        done, left = self.estimate(now)
+        clock = f"{_clock(now - self.t0)}, ~{_clock(left)} left" if any(self.pending) else _clock(now - self.t0)
+        self.progress.update(self.task, completed=done, stage=self._stage(), clock=clock)
+
+
+class BackgroundCompile:
+    """A cold compile that runs while `play` is already on screen: the child processes of
+    `warmup.compile_in_processes`, driven from a daemon thread. The board and the person's
+    moves need none of it; the engine's first move (or a hint) calls `wait`, which returns at
+    once if the compile finished while the person was thinking. `status_line` is the screen's
+    one line of progress, weighted by `warmup.STEP_COST` (what each step costs, measured)."""
+
+    def __init__(self, jobs: Optional[int] = None, first: Optional[Callable[[], None]] = None) -> None:
+        import threading
+
+        from gomoku.engine import warmup
+        self.jobs = jobs or max(1, min(len(warmup.GROUPS), os.cpu_count() or 1))
+        self.plan = warmup.plan_processes(self.jobs)
+        self.cost = {s: warmup.STEP_COST.get(s, 10.0) for group in self.plan for s in group}
+        self.finished: set[str] = set()
+        self.error: Optional[str] = None
+        self.seconds: Optional[float] = None
+        self.started = time.perf_counter()
+        self._first = first                  # run in the thread before the children start
+        self._cancel = threading.Event()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="compile", daemon=True)
+
+    def start(self) -> "BackgroundCompile":
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        from gomoku.engine import numba_cache, warmup
+
+        def poll() -> None:
+            if self._cancel.is_set():
+                raise _Cancelled()
+        try:
+            if self._first is not None:
+                self._first()
+            poll()
+            self.seconds = warmup.compile_in_processes(lambda label, _s: self.finished.add(label),
+                                                       jobs=len(self.plan), poll=poll)
+            numba_cache.mark_warm()
+        except _Cancelled:
+            self.error = "cancelled"
+        except warmup.CompileError as exc:
+            self.error = str(exc)
+        except Exception as exc:  # noqa: BLE001 - reported by wait(), not lost in a thread
+            self.error = f"compiling the engine failed: {exc}"
+        finally:
+            self._done.set()
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def fraction(self) -> float:
+        """Share of the work done, by the measured cost of the finished steps."""
+        total = sum(self.cost.values())
+        return sum(self.cost[s] for s in self.finished if s in self.cost) / max(total, 1e-9)
+
+    def status_line(self) -> str:
+        """'Engine compiling (once): 37 %, 1 min 10 s so far; moves can be typed meanwhile.'"""
+        if self.done:
+            return "" if self.error is None else f"[red]{self.error}[/red]"
+        elapsed = time.perf_counter() - self.started
+        return (f"[dim]Engine compiling (once): {100 * self.fraction():.0f} %, {_clock(elapsed)} so far; "
+                f"you can move meanwhile.[/dim]")
+
+    def wait(self, console: Console) -> None:
+        """Block until the compile is over, showing its progress; raises click.ClickException
+        if it failed, KeyboardInterrupt on Ctrl-C (after stopping the children)."""
+        import click
+        if not self.done:
+            try:
+                with console.status(self._waiting()) as st:
+                    while not self._done.wait(0.2):
+                        st.update(self._waiting())
+            except KeyboardInterrupt:
+                self.cancel()
+                raise
+        if self.error is not None:
+            raise click.ClickException(self.error)
+
+    def _waiting(self) -> str:
+        return f"the engine is compiling (once): {100 * self.fraction():.0f} % done..."
+
+    def cancel(self) -> None:
+        """Stop the children (Ctrl-C, quit): `compile_in_processes` kills them on its way out."""
+        self._cancel.set()
+        self._thread.join(5)
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _clock(seconds: float) -> str:
+    m, s = divmod(int(seconds), 60)
+    return f"{m}m{s:02d}s" if m else f"{s}s"
+
+
+def start_compile(jobs: Optional[int] = None, board: Any = None) -> Optional[BackgroundCompile]:
+    """A `BackgroundCompile` already running when the cache is cold; None when it is warm.
+
+    With `board` (the game on screen), the compile's thread first compiles here what a
+    person's move runs (make and undo a move on a copy) while the person reads the board, and
+    only then starts the children, so that part has the cores to itself: left to the first
+    move, it took 15 s once the children shared the two cores; done before the board, it
+    delayed the board as long. A move typed meanwhile waits on numba's compiler lock for
+    what is left of it; the children load it from the cache."""
+    from gomoku.engine import numba_cache
+    if numba_cache.cache_is_warm():
+        return None
+    cells = [] if board is None or board.game_over else board.empty_cells()
+    first = None
+    if cells:
+        scratch = board.copy()
+
+        def first() -> None:
+            scratch.play(*cells[0])
+            scratch.undo()
+    return BackgroundCompile(jobs, first).start()
