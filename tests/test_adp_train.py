@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,8 @@ from gomoku.engine.net.critic_file import CriticNet    # noqa: E402
 from gomoku.engine.net.metadata import NetInfo, read_metadata  # noqa: E402
 from gomoku.train.adp import Critic, export_critic, td_target, td_update  # noqa: E402
 
-GOMOKU = str(Path(sys.executable).parent / "gomoku")
+from cli_runner import gomoku as run_gomoku
+
 
 
 def hand_net() -> Critic:
@@ -100,8 +100,8 @@ def test_a_policy_value_loader_refuses_a_critic_in_one_line(tmp_path):
         NetEvaluator.load(path)
 
 
-def gomoku(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([GOMOKU, *args], capture_output=True, text=True, timeout=timeout)
+def gomoku(*args: str, timeout: float = 300) -> Any:
+    return run_gomoku(args)
 
 
 TINY = ["--board", "9", "--games-per-gen", "2", "--hidden", "4", "--no-progress"]
@@ -166,7 +166,6 @@ def test_the_274_set_trains_and_plays(tmp_path):
 
 def test_play_answers_with_the_critic(tmp_path):
     path = _critic_file(tmp_path)
-    p = subprocess.run([GOMOKU, "play", "--opponent", path], input="h8\nquit\n", capture_output=True, text=True,
-                       timeout=120)
+    p = run_gomoku(["play", "--opponent", path], input="h8\nquit\n")
     assert p.returncode == 0, p.stderr
     assert "critic played" in p.stdout and "depth 1" in p.stdout

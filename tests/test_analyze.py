@@ -208,7 +208,7 @@ def test_the_help_names_the_default_budget():
 
 
 @pytest.mark.parametrize("make, args, needle", [
-    (None, [], "no such file"),
+    (None, [], "record file not found"),
     ("(;GM[1]SZ[19];B[aa])", [], "not Gomoku"),
     ("not a record", [], "no SGF game found"),
     ("(;GM[4]SZ[15])", [], "no moves to review"),

@@ -11,6 +11,7 @@ from test_analyze import vcf_game
 GAME_OVER = "game over> "
 
 
+@pytest.mark.process
 @pytest.mark.slow
 def test_review_at_the_end_of_a_game_shows_the_report(tmp_path):
     path = tmp_path / "vcf.sgf"
@@ -27,6 +28,7 @@ def test_review_at_the_end_of_a_game_shows_the_report(tmp_path):
     finish(child)
 
 
+@pytest.mark.process
 def test_review_before_any_move_says_so(tmp_path):
     child = spawn_play(["--time", "0"], tmp_path, 25, 80, 120)
     wait(child, "Your move (X)>")

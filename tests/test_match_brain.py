@@ -186,6 +186,7 @@ def _pbrain_gomoku() -> str | None:
     return shutil.which("pbrain-gomoku")
 
 
+@pytest.mark.process
 @pytest.mark.slow
 def test_our_pbrain_gomoku_over_the_protocol():
     exe = _pbrain_gomoku()

@@ -151,7 +151,7 @@ def test_live_view_runs():
     (["pure-mcts:100,select=best", "random"], "select must be puct, ucb1, plain or flat"),
     (["random", "brain:/no/such/pbrain"], "brain executable not found"),
     (["random", "random", "-o", "OFFBOARD_OPENINGS"], "does not fit the 15x15 board"),
-    (["random", "random", "-o", "/no/such/file"], "cannot read openings file"),
+    (["random", "random", "-o", "/no/such/file"], "openings file not found"),
     (["random", "random", "-o", "balanced", "--rule", "renju"], "balanced openings exist for 15x15"),
     (["random", "random", "--rule", "go"], "unknown rule"),
     (["random", "random", "-s", "40"], "5..22"),

@@ -176,13 +176,13 @@ def test_screen_fits_80x25(tmp_path):
     (["--size", "big"], "is not a board size"),
     (["--rule", "chess"], "unknown rule"),
     (["--opponent", "gnugo"], "unknown player"),
-    (["--load", "missing.sgf"], "no such file"),
+    (["--load", "missing.sgf"], "record file not found"),
     (["--save", "game.txt"], "must end in .sgf or .psq"),
 ])
 def test_bad_options_are_one_line_errors(tmp_path, args, needle):
     p = play(*args, input="", cwd=tmp_path)
     out = ANSI.sub("", p.stdout + p.stderr)
-    assert p.returncode == (1 if needle == "no such file" else 2), out
+    assert p.returncode == (1 if needle == "record file not found" else 2), out
     assert needle in " ".join(out.split()) and "Traceback" not in out
 
 

@@ -81,21 +81,25 @@ def test_a_line_too_long_for_the_rows_left_is_cut_not_scrolled(monkeypatch):
     assert any(ln.startswith("Unknown command 'paly'.") for ln in lines)
 
 
-@pytest.mark.parametrize("size", ["15", "18", "20", "22"])
-def test_play_in_an_80x25_terminal_after_hint(tmp_path, size):
-    """The real command: a node-bounded opponent (its line has depth, score and nodes), a hint."""
-    child = spawn_play(["--size", size, "--opponent", "classical:nodes=20000", "--hint-time", "0.2"],
-                       tmp_path, 25, 80, 60)
-    wait(child, X, 120)
-    for command in ("h8", "hint"):
-        child.sendline(command)
-        child.expect_exact(X)
-        screen = ANSI.sub("", (child.before + child.after).split("\x1b[2J")[-1]).replace("\r", "")
-        lines = screen.split("\n")
-        assert len(lines) <= 25 and max(len(ln) for ln in lines) <= 80, screen
-        if int(size) <= 18:
-            assert lines[0].startswith(f"gomoku freestyle {size}x{size}"), screen
-        assert "a  b  c  d" in screen, screen                  # the letter ruler is on screen
-    assert "Hint:" in screen or int(size) >= 20, screen
-    child.sendline("quit")
-    finish(child)
+@pytest.mark.process
+def test_play_in_an_80x25_terminal_after_hint(tmp_path):
+    """The real command on 15, 18, 20 and 22: a node-bounded opponent (its line has depth, score
+    and nodes), a hint; every screen fits 80x25."""
+    for size in ("15", "18", "20", "22"):
+        folder = tmp_path / size
+        folder.mkdir()
+        child = spawn_play(["--size", size, "--opponent", "classical:nodes=20000", "--hint-time", "0.2"],
+                           folder, 25, 80, 60)
+        wait(child, X, 120)
+        for command in ("h8", "hint"):
+            child.sendline(command)
+            child.expect_exact(X)
+            screen = ANSI.sub("", (child.before + child.after).split("\x1b[2J")[-1]).replace("\r", "")
+            lines = screen.split("\n")
+            assert len(lines) <= 25 and max(len(ln) for ln in lines) <= 80, screen
+            if int(size) <= 18:
+                assert lines[0].startswith(f"gomoku freestyle {size}x{size}"), screen
+            assert "a  b  c  d" in screen, screen                  # the letter ruler is on screen
+        assert "Hint:" in screen or int(size) >= 20, screen
+        child.sendline("quit")
+        finish(child)

@@ -4,9 +4,6 @@ its loss, export + load + a move by the MCTS player, the board-size refusal of -
 `gomoku train` runs of cnn4 and cnn4-fc7."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +23,8 @@ torch.set_num_threads(1)
 
 NEW = ["cnn4", "rnn4", "resnet18", "casatt3", "casatt4", "hybrid1c64", "hybrid2c64", "cnn3r1"]
 BOARDS = [(8, 8), (11, 11), (15, 15), (9, 7)]
-GOMOKU = str(Path(sys.executable).with_name("gomoku"))
+from cli_runner import gomoku as run_gomoku
+
 
 
 def _planes(width: int, height: int, n: int = 2, players: int = 2) -> torch.Tensor:
@@ -161,11 +159,11 @@ def test_tiny_training_run(tmp_path: Path, arch: str, name: str, fixed: tuple[in
     """Self-play, the update (the -fc net's with the tanh value's MSE), the export of one size; a bare
     -fc takes the run's board."""
     run = tmp_path / "run"
-    out = subprocess.run([GOMOKU, "train", "--board", "7", "--arch", arch, "--generations", "1",
+    out = run_gomoku(["train", "--board", "7", "--arch", arch, "--generations", "1",
                           "--games-per-gen", "2", "--parallel-games", "2", "--workers", "1", "--playouts", "8",
                           "--updates", "1", "--batch", "16", "--eval-games", "0", "--ladder-games", "0",
                           "--classical-games", "0", "--full-search-prob", "1", "--run", str(run), "--plain"],
-                         capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
+                     env={"OMP_NUM_THREADS": "1"})
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     nets = sorted(run.rglob("*.onnx"))
     assert nets, "no net exported"
@@ -175,8 +173,8 @@ def test_tiny_training_run(tmp_path: Path, arch: str, name: str, fixed: tuple[in
 
 def test_train_refuses_an_fc_net_of_another_board(tmp_path: Path) -> None:
     """--arch cnn4-fc8 on a 7x7 run: one line before anything is trained."""
-    out = subprocess.run([GOMOKU, "train", "--board", "7", "--arch", "cnn4-fc8", "--generations", "1",
-                          "--run", str(tmp_path / "run"), "--plain"], capture_output=True, text=True, timeout=120)
+    out = run_gomoku(["train", "--board", "7", "--arch", "cnn4-fc8", "--generations", "1",
+                          "--run", str(tmp_path / "run"), "--plain"])
     assert out.returncode != 0
     assert "Error: architecture cnn4-fc8x8 is board-size specific (8x8 only); this board is 7x7" in out.stderr
     assert "Traceback" not in out.stderr and not (tmp_path / "run" / "config.json").exists()

@@ -6,9 +6,6 @@ this build lacks says so in one line."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +16,13 @@ from gomoku.tools.studies import runs
 
 pytestmark = pytest.mark.slow
 
-GOMOKU = str(Path(sys.executable).with_name("gomoku"))
+from cli_runner import gomoku as run_gomoku
+
 
 
 def _study(name: str, out: Path) -> tuple[str, dict[str, Any]]:
     """Run `gomoku study NAME --scale tiny`; result.md's text and result.json."""
-    done = subprocess.run([GOMOKU, "study", name, "--scale", "tiny", "--out", str(out)], capture_output=True,
-                          text=True, timeout=280, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    done = run_gomoku(["study", name, "--scale", "tiny", "--out", str(out)], env={"OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     record = json.loads((out / "result.json").read_text())
     assert record["study"] == name and record["scale"] == "tiny"

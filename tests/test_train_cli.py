@@ -4,16 +4,19 @@ is one line."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 
-GOMOKU = str(Path(sys.executable).with_name("gomoku"))
+from cli_runner import gomoku as run_gomoku
 
 
+
+@pytest.mark.process
 def test_torch_is_imported_by_training_only() -> None:
     code = ("import sys\n"
             "import gomoku.tools.cli, gomoku.tools.train_cmd, gomoku.tools.export_cmd, gomoku.tools.plot_cmd\n"
@@ -26,14 +29,13 @@ def test_torch_is_imported_by_training_only() -> None:
     assert out.returncode == 0, out.stderr
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([GOMOKU, *args], capture_output=True, text=True, timeout=120)
+def _run(*args: str) -> Any:
+    return run_gomoku(args)
 
 
-def _ok(*args: str) -> subprocess.CompletedProcess:
+def _ok(*args: str) -> Any:
     """`gomoku ARGS` on one thread, required to succeed (the failure shows the output's tails)."""
-    out = subprocess.run([GOMOKU, *args], capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    out = run_gomoku(args, env={"OMP_NUM_THREADS": "1"})
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     return out
 
@@ -51,13 +53,9 @@ def test_bad_options_are_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "out.onnx").exists()
 
 
-def test_ray_without_the_extra_is_one_line(tmp_path: Path) -> None:
-    code = ("import sys\n"
-            "sys.modules['ray'] = None          # as if the ray extra were not installed\n"
-            "from gomoku.tools.cli import main\n"
-            f"sys.argv = ['gomoku', 'train', '--board', '7', '--ray', 'local', '--run', {str(tmp_path / 'r')!r}]\n"
-            "main()\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+def test_ray_without_the_extra_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)       # as if the ray extra were not installed
+    out = run_gomoku(["train", "--board", "7", "--ray", "local", "--run", str(tmp_path / "r")])
     assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and "pip install" in out.stderr and "[ray]" in out.stderr
     assert not (tmp_path / "r").exists()

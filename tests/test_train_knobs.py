@@ -5,9 +5,7 @@ metrics and its net's provenance, and trains a net that plays."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -24,7 +22,8 @@ from gomoku.train.trainer import Trainer, TrainSettings
 from gomoku.train.view import View
 
 torch.set_num_threads(1)
-GOMOKU = str(Path(sys.executable).with_name("gomoku"))
+from cli_runner import gomoku as run_gomoku
+
 
 
 # -- the schedules --------------------------------------------------------------------------------
@@ -124,9 +123,8 @@ def test_a_ladder_opponent_that_cannot_be_a_ladder_is_refused(spec: str, why: st
 
 
 # -- through the command --------------------------------------------------------------------------
-def _gomoku(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([GOMOKU, *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+def _gomoku(*args: str, timeout: int = 300) -> Any:
+    return run_gomoku(args, env={"OMP_NUM_THREADS": "1"})
 
 
 _TINY = ("--board", "6", "--win", "4", "--arch", "b1c8", "--games-per-gen", "4", "--parallel-games", "2",

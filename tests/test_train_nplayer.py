@@ -5,8 +5,6 @@ the ladder table printed at the end and by `gomoku plot --table`, and the ladder
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,8 @@ from gomoku.train.metrics import read_metrics
 
 pytestmark = pytest.mark.slow
 
-GOMOKU = str(Path(sys.executable).with_name("gomoku"))
+from cli_runner import gomoku as run_gomoku
+
 GENS, LADDER, STEP, RAISE = 2, 16, 16, 8
 ARGS = ["train", "--board", "6", "--win", "4", "--players", "3", "--arch", "b1c16", "--generations", str(GENS),
         "--games-per-gen", "4", "--parallel-games", "2", "--playouts", "24", "--full-search-prob", "0.5",
@@ -33,7 +32,7 @@ def _env() -> dict[str, str]:
 
 def test_three_player_training_plays_the_ladder_and_records_it(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    done = subprocess.run([GOMOKU, *ARGS, "--run", str(run)], capture_output=True, text=True, env=_env(), timeout=900)
+    done = run_gomoku([*ARGS, "--run", str(run)], env=_env())
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     recs = read_metrics(run / "metrics.jsonl")
     assert [r["generation"] for r in recs] == list(range(1, GENS + 1))
@@ -72,8 +71,7 @@ def test_three_player_training_plays_the_ladder_and_records_it(tmp_path: Path) -
 
     # the ladder as a table: at the end of training and from the run folder
     assert "batches to beat N playouts (optimiser steps; 3 players" in done.stdout
-    table = subprocess.run([GOMOKU, "plot", "--table", str(run)], capture_output=True, text=True, env=_env(),
-                           timeout=120)
+    table = run_gomoku(["plot", "--table", str(run)], env=_env())
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
     assert lines[0].endswith("beaten when score > 0.5):") and lines[1:] == done.stdout.splitlines()[-len(lines) + 1:]
@@ -84,6 +82,6 @@ def test_three_player_training_plays_the_ladder_and_records_it(tmp_path: Path) -
     if not recs[-1]["ladder"]["beaten"]:
         assert f"pure MCTS {ladder} playouts" in lines[-1] and "not beaten" in lines[-1]
 
-    plot = subprocess.run([GOMOKU, "plot", str(run)], capture_output=True, text=True, env=_env(), timeout=120)
+    plot = run_gomoku(["plot", str(run)], env=_env())
     assert plot.returncode == 0, plot.stderr
     assert (run / "plots" / "ladder.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

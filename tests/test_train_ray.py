@@ -80,6 +80,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.process
 def test_ray_local_run_then_resume_with_local_workers(tmp_path: Path) -> None:
     run = tmp_path / "run"
     # 1. generation 1 on a local Ray instance; SIGTERM once generation 2 has a shard

@@ -150,6 +150,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("how", ["term", "kill"])
 def test_stopping_the_driver_takes_its_workers_along(tmp_path: Path, how: str) -> None:

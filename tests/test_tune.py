@@ -247,7 +247,7 @@ def test_tune_cli_one_line_errors(tmp_path, sgf_file):
     missing = tmp_path / "nope.sgf"
     r = CliRunner().invoke(main, ["tune", str(sgf_file), str(missing)])
     assert r.exit_code != 0
-    assert r.output.strip().splitlines() == [f"Error: {missing}: no such file"]
+    assert r.output.strip().splitlines() == [f"Error: record file not found: {missing}"]
 
     r = CliRunner().invoke(main, ["tune", str(sgf_file), "--rule", "renju"])
     assert r.exit_code != 0

@@ -15,8 +15,10 @@ from .metrics import ladder_opponent_name
 class View:
     """Plain lines: one per phase start, one per finished generation, and the log messages."""
 
-    def __init__(self, out: TextIO = sys.stdout) -> None:
-        self.out = out
+    def __init__(self, out: Optional[TextIO] = None) -> None:
+        # sys.stdout as it is when the view is made, not when this module was imported: a
+        # caller (click's test runner, a redirect) may have replaced it since
+        self.out = out if out is not None else sys.stdout
         self.run: Any = None
         self.gen = 0
         self.name = ""
