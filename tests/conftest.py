@@ -269,8 +269,14 @@ def ctrl_c_at(argv: list[str], marker: str, seconds: float = 240.0, **popen: Any
 MAX_PROCESS_TESTS = 46
 
 
+#: node ids of the `process` tests among everything collected, before -k or -m deselect any
+PROCESS_TESTS: list[str] = []
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A `process` test is a serial one: it times a real process, which a busy neighbour skews."""
+    PROCESS_TESTS[:] = [item.nodeid for item in items if item.get_closest_marker("process") is not None]
     for item in items:
         if item.get_closest_marker("process") is not None and not _in_serial_group(item):
             item.add_marker(pytest.mark.xdist_group("serial"))
