@@ -60,6 +60,15 @@ def brain_exe() -> str:
     return found
 
 
+def move_of(text: str, size: Optional[tuple[int, int]] = None) -> tuple[int, int]:
+    """The (x, y) of a brain's move line, asserted to be one (and on a board of `size`)."""
+    assert MOVE_RE.match(text), f"expected a move, got {text!r}"
+    x, y = map(int, text.split(","))
+    if size:
+        assert 0 <= x < size[0] and 0 <= y < size[1], text
+    return x, y
+
+
 class Brain:
     """A running brain process; `send` writes lines, `line` reads the next reply."""
 
@@ -118,12 +127,7 @@ class Brain:
 
     def move(self, timeout: float = 10.0, size: Optional[tuple[int, int]] = None) -> tuple[int, int]:
         """Next reply, which must be a move line (MESSAGE lines before it are skipped)."""
-        text = self.answer(timeout)
-        assert MOVE_RE.match(text), f"expected a move, got {text!r}"
-        x, y = map(int, text.split(","))
-        if size:
-            assert 0 <= x < size[0] and 0 <= y < size[1], text
-        return x, y
+        return move_of(self.answer(timeout), size)
 
     def elapsed(self) -> float:
         """Seconds from the last send to the last line read."""

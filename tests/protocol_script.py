@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Callable, Optional, Union
 
-from conftest import MOVE_RE, FakeClock
+from conftest import MOVE_RE, FakeClock, move_of
 from gomoku.protocol.brain import serve_chunk
 from gomoku.protocol.commands import LineSplitter
 from gomoku.protocol.engine_loader import EngineLoader
@@ -131,12 +131,7 @@ class Script:
         return text
 
     def move(self, timeout: float = WAKE_S, size: Optional[tuple[int, int]] = None) -> tuple[int, int]:
-        text = self.answer(timeout)
-        assert MOVE_RE.match(text), f"expected a move, got {text!r}"
-        x, y = map(int, text.split(","))
-        if size:
-            assert 0 <= x < size[0] and 0 <= y < size[1], text
-        return x, y
+        return move_of(self.answer(timeout), size)
 
     def idle(self) -> None:
         """Wait until the move owed (if any) is out and its threads are done with it."""
