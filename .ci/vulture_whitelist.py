@@ -40,3 +40,5 @@ NUM_KEYS                        # engine/game/patterns.py
 DECISIVE                        # engine/match/games.py
 NET_KEYS                        # engine/match/random_net.py
 value_targets                   # train/games.py (outcome_class's docstring names it)
+
+_split_scope                    # tests/serial_group.py: xdist's scheduler calls the override

@@ -25,6 +25,8 @@ from typing import Any, Optional, Union
 
 import pytest
 
+import serial_group
+
 MOVE_RE = re.compile(r"^[0-9]+,[0-9]+$")
 #: How long a brain may take to exit after END or end of input. The brain leaves at once (it
 #: does not wait for a running search); the bound is for a loaded machine, where starting the
@@ -278,12 +280,31 @@ PROCESS_TESTS: list[str] = []
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A `process` test is a serial one: it times a real process, which a busy neighbour skews."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A `process` test is a serial one: it times a real process, which a busy neighbour skews.
+    Under xdist the serial node ids go to the controller's scheduler (serial_group)."""
     PROCESS_TESTS[:] = [item.nodeid for item in items if item.get_closest_marker("process") is not None]
     for item in items:
         if item.get_closest_marker("process") is not None and not _in_serial_group(item):
             item.add_marker(pytest.mark.xdist_group("serial"))
+    serial_group.write_serial_ids(config, (item.nodeid for item in items if _in_serial_group(item)))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Every serial test on one worker, handed out first (serial_group)."""
+    return serial_group.make_scheduler(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile the engine once, before any worker starts. With a cold numba cache every xdist
+    worker's first search compiled the same functions at the same time (minutes of CPU each);
+    here the controller fills the cache in parallel child processes (`ensure_compiled`, what
+    `gomoku warmup` runs) and the workers only load it. A warm cache costs a directory listing."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
+        return
+    from gomoku.tools.prepare import ensure_compiled
+    ensure_compiled()
 
 
 def _in_serial_group(item: pytest.Item) -> bool:
@@ -350,10 +371,10 @@ def _process_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 def _serial_group(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     """Tests marked `xdist_group("serial")` (the ones that time a process's stop in seconds) never
     run two at once: under xdist each takes an exclusive lock on a file in the run's shared temp
-    folder first, so only the other workers' unmarked tests run beside it. pytest-xdist's own
-    `--dist loadgroup` does not group on this pytest (9.2 keeps node ids where xdist 3.8 no longer
-    writes its group suffix: pytest-xdist issue 1386), so the lock does it, on any scheduler. The
-    wait is fixture set-up, outside the test's timeout and its timings."""
+    folder first, so only the other workers' unmarked tests run beside it. With the default
+    `--dist load` the scheduler already sends them all to one worker (serial_group) and the lock
+    is never contended; it keeps them apart under any other `--dist`. The wait is fixture
+    set-up, outside the test's timeout and its timings."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker is None or not _in_serial_group(request.node) or sys.platform == "win32":
         yield
