@@ -42,3 +42,4 @@ NET_KEYS                        # engine/match/random_net.py
 value_targets                   # train/games.py (outcome_class's docstring names it)
 
 _split_scope                    # tests/serial_group.py: xdist's scheduler calls the override
+gateway, shutting_down, send_runtest_some   # tests/test_serial_group.py: what xdist reads of a node

@@ -32,22 +32,22 @@ def test_warmup_reports_ready():
     assert "engine ready: loaded from numba's cache" in out.stderr
 
 
-@pytest.mark.process
-def test_the_engine_refuses_its_folder_name_from_the_repository_root():
+def test_the_engine_refuses_its_folder_name_from_the_repository_root(monkeypatch):
     """From the root, `engine` is importable as a folder; under that name numba would write
     cache entries that every `gomoku` command then fails to load (seen once: a script's
     `from engine.board import Board` broke `gomoku tune` with a traceback). The import fails
-    at once instead, naming the right one, and the installed name still works there."""
+    at once instead, naming the right one. The folder's `__init__` raises before it runs
+    anything else, so trying it in this process loads nothing under the wrong name."""
+    import importlib
     root = Path(__file__).resolve().parent.parent
-    out = subprocess.run([sys.executable, "-c", "from engine.board import Board"], cwd=root,
-                         capture_output=True, text=True, timeout=60)
-    assert out.returncode != 0
-    assert out.stderr.strip().splitlines()[-1] == (
-        "ImportError: import gomoku.engine, not engine: this folder installs as gomoku.engine "
+    monkeypatch.syspath_prepend(str(root))
+    with pytest.raises(ImportError) as refused:
+        importlib.import_module("engine.board")
+    assert str(refused.value) == (
+        "import gomoku.engine, not engine: this folder installs as gomoku.engine "
         "(pip install -e .), and a second name would corrupt its numba caches")
-    ok = subprocess.run([sys.executable, "-c", "import gomoku.engine.game.rules"], cwd=root,
-                        capture_output=True, text=True, timeout=60)
-    assert ok.returncode == 0, ok.stderr
+    assert not [name for name in sys.modules if name == "engine" or name.startswith("engine.")]
+    assert importlib.import_module("gomoku.engine.game.rules").__name__ == "gomoku.engine.game.rules"
 
 
 
@@ -70,18 +70,14 @@ def test_pbrain_help_and_version_answer_without_waiting_for_protocol_input(capsy
     assert len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.process
 def test_brain_log_that_cannot_be_written_is_refused(tmp_path):
-    """A real process: a brain session owns the process's standard streams and its exit."""
+    """Before any session starts: a usage error, exit 2, naming the file in the way. (That a
+    log in a missing folder is made and kept: the refusing brain's test in
+    test_protocol_refusal.py, a real process.)"""
     (tmp_path / "f").write_text("")
-    out = subprocess.run([GOMOKU, "brain", "--log", str(tmp_path / "f" / "x.log")], capture_output=True,
-                         text=True, timeout=30, stdin=subprocess.DEVNULL)
-    assert out.returncode == 2 and "is a file, not a folder" in out.stderr
-    log = tmp_path / "new" / "brain.log"          # a missing folder is made, the log is kept
-    out = subprocess.run([GOMOKU, "brain", "--log", str(log)], input="ABOUT\nEND\n", capture_output=True,
-                         text=True, timeout=60)
-    assert out.returncode == 0 and out.stdout.startswith("name=") and "ABOUT" in log.read_text()
-    assert 'searcher="classical alpha-beta + VCF/VCT"' in out.stdout       # no net: the classical engine
+    out = gomoku(["brain", "--log", str(tmp_path / "f" / "x.log")])
+    assert out.returncode == 2 and "is a file, not a folder" in out.stderr and "Traceback" not in out.stderr
+    assert out.stdout == ""
 
 
 def test_board_is_a_name_for_size():

@@ -281,3 +281,23 @@ def test_the_cycle_finder_finds_a_late_cycle_and_no_false_one():
     assert _cycles({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
     assert _module_of("gomoku.engine.limits.Limit") == "gomoku.engine.limits"
     assert _module_of("numpy.linalg") is None
+
+
+def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every project module that importing `start` can load, late imports included."""
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in graph.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def test_the_mcts_player_never_loads_the_classical_agent():
+    """The agent imports the MCTS player (it can play either); the player takes its time budget
+    from engine.timeman. Nothing the player can import, at any depth and inside any function,
+    is the agent, so playing MCTS under a clock never loads the classical engine."""
+    reached = _reach(_graph(), "gomoku.engine.mcts.player")
+    assert "gomoku.engine.timeman" in reached
+    assert "gomoku.engine.agent" not in reached

@@ -62,8 +62,8 @@ def test_a_named_file_that_cannot_be_used_answers_about_and_refuses_every_start(
 def test_gomoku_brain_refuses_alike_says_why_in_its_log_and_nothing_on_stderr(tmp_path):
     from netfiles import uniform_net
     bare = uniform_net(str(tmp_path / "bare.onnx"), meta_override={})
-    log = tmp_path / "brain.log"
-    with Brain(args=[GOMOKU, "brain", "--net", bare], env={"GOMOKU_BRAIN_LOG": str(log)}) as b:
+    log = tmp_path / "new" / "brain.log"              # a missing folder is made, the log is kept
+    with Brain(args=[GOMOKU, "brain", "--net", bare, "--log", str(log)]) as b:
         b.send("START 15")
         reply = b.line()
         assert reply.startswith("ERROR ") and "not a gomoku net" in reply, reply

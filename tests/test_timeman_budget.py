@@ -1,9 +1,7 @@
-"""engine.timeman.time_budget: the seconds a duration-taking searcher (MCTS) may use, and the
-MCTS player taking it from timeman rather than from engine.agent (which imports the player)."""
+"""engine.timeman.time_budget: the seconds a duration-taking searcher (MCTS) may use. The MCTS
+player takes it from timeman, not from engine.agent (which imports the player):
+tests/test_imports.py holds that no import of the player's reaches the agent."""
 from __future__ import annotations
-
-import subprocess
-import sys
 
 import pytest
 
@@ -27,20 +25,3 @@ def test_a_turn_time_gives_its_soft_share():
 
 def test_a_callers_own_deadlines_are_used_as_they_are():
     assert time_budget(Limit(turn_time=1.5, hard_time=2.0)) == pytest.approx(1.5)
-
-
-@pytest.mark.process
-def test_the_mcts_player_does_not_import_the_classical_agent():
-    """Playing a move under a clock (which needs the time budget) leaves engine.agent unloaded
-    (a fresh interpreter: this one has imported everything already)."""
-    code = ("import sys\n"
-            "from gomoku.engine.game.board import Board\n"
-            "from gomoku.engine.limits import Limit\n"
-            "from gomoku.engine.mcts.player import MCTSPlayer\n"
-            "from gomoku.engine.mcts.search import MCTSConfig\n"
-            "b = Board(9, 9)\n"
-            "b.play(4, 4)\n"
-            "MCTSPlayer(MCTSConfig.pure(20), use_solver=False).play(b, Limit(turn_time=0.2))\n"
-            "print('gomoku.engine.agent' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"

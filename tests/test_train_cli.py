@@ -15,14 +15,16 @@ import pytest
 from cli_runner import gomoku as run_gomoku
 
 
-
 @pytest.mark.process
 def test_torch_is_imported_by_training_only() -> None:
+    """The CLI, the brain, self-play and the evaluation tables' fitting (tune) load no torch; a
+    fresh interpreter, since this one may have imported it already."""
     code = ("import sys\n"
             "import gomoku.tools.cli, gomoku.tools.train_cmd, gomoku.tools.export_cmd, gomoku.tools.plot_cmd\n"
             "import gomoku.train.workers, gomoku.train.bootstrap, gomoku.train.evaluate, gomoku.train.games\n"
             "import gomoku.train.raypool\n"
             "import gomoku.engine.mcts.selfplay, gomoku.protocol.brain\n"
+            "import gomoku.engine.search.tuning, gomoku.tools.tune_cmd\n"
             "assert 'torch' not in sys.modules and 'matplotlib' not in sys.modules, 'torch imported'\n"
             "assert 'ray' not in sys.modules, 'ray imported without --ray'\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

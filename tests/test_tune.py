@@ -422,17 +422,6 @@ def test_a_shipped_tables_file_without_a_rule_is_refused(tmp_path):
         evaluation._shipped(path)
 
 
-@pytest.mark.process
-def test_tuning_needs_no_torch():
-    """Texel tuning sits beside the evaluation it fits: importing it (and the tune command)
-    loads no torch. A fresh interpreter: this one may have imported torch already."""
-    import subprocess
-    import sys
-    code = ("import sys; import gomoku.engine.search.tuning, gomoku.tools.tune_cmd; "
-            "sys.exit(1 if 'torch' in sys.modules else 0)")
-    assert subprocess.run([sys.executable, "-c", code], timeout=300).returncode == 0
-
-
 # ----------------------------------------------------------------------------- tune --eval
 
 def test_tune_eval_scores_an_evaluator_the_tables_and_their_blends(tmp_path):
