@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from gomoku.engine.game.size import MAX_SIZE, MIN_SIZE
-
-EMPTY, BLACK, WHITE, BLOCKED = 0, 1, 2, 3
+from gomoku.engine.game.stones import BLACK, EMPTY, WHITE
+from gomoku.engine.game.stones import WALL as BLOCKED
 
 
 class PositionError(ValueError):

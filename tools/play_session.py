@@ -24,11 +24,11 @@ from rich.markup import escape
 
 from gomoku.engine.limits import Limit, PlayResult, SearchInfo
 from gomoku.engine.game.rules import Rule
+from gomoku.engine.game.stones import EMPTY
 from gomoku.tools import render
 from gomoku.tools.interruptible import install, run_interruptibly
 from gomoku.tools.options import INTERRUPTED
 
-EMPTY = 0
 #: per seat: (symbol, rich style); seat 1 moves first (black in the two-player game)
 SEAT_LOOK = (("X", "bold"), ("O", "bold cyan"), ("V", "bold magenta"), ("Z", "bold green"))
 GAME_OVER_HINT = "Type new for another game, undo to take back, save [FILE] or quit."

@@ -18,12 +18,12 @@ from rich.markup import escape
 
 from gomoku.engine.game import records
 from gomoku.engine.game.rules import Rule
+from gomoku.engine.game.stones import BLACK, EMPTY, WHITE
 from gomoku.engine.limits import Limit, PlayResult, SearchInfo
 from gomoku.tools import render
 from gomoku.tools.interruptible import run_interruptibly
 from gomoku.tools.play_session import SEAT_LOOK, Outcome, Seat, Session, print_rows, screen_rows
 
-BLACK, WHITE, EMPTY = 1, 2, 0
 COLOUR_NAME = {BLACK: "black", WHITE: "white"}
 STONE = {BLACK: "X", WHITE: "O"}
 #: what `refuse_move` says a renju foul would make (Board.foul_kind's words)

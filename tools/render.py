@@ -24,8 +24,7 @@ from typing import Any, Iterable, Optional
 from rich.text import Text
 
 from gomoku.engine.game.notation import LETTERS, move_name
-
-EMPTY, BLACK, WHITE, WALL = 0, 1, 2, 3
+from gomoku.engine.game.stones import BLACK, EMPTY, WALL, WHITE
 
 COMPACT_FROM_HEIGHT = 21     # boards this tall drop the x-index ruler
 

@@ -17,11 +17,10 @@ from typing import Optional, Union
 
 from gomoku.engine import fileio
 from gomoku.engine.game.rules import Rule
+from gomoku.engine.game.stones import BLACK, EMPTY, WHITE
 
 Move = tuple[int, int]
 PathLike = Union[str, "os.PathLike[str]"]
-
-EMPTY, BLACK, WHITE = 0, 1, 2
 
 RESULT_BLACK = "1-0"
 RESULT_WHITE = "0-1"

@@ -22,8 +22,7 @@ import numpy as np
 from numba import njit
 
 from gomoku.engine.game.rules import NUM_RULES, R_CARO, R_CARO_EXACT, R_RENJU, R_STANDARD, Rule
-
-EMPTY, BLACK, WHITE, WALL = 0, 1, 2, 3
+from gomoku.engine.game.stones import BLACK, EMPTY, WALL, WHITE  # noqa: F401  (board.py re-exports them)
 
 # line patterns, weakest to strongest
 DEAD, OL, B1, F1, B2, F2, B3, F3, B4, F4, F5 = range(11)

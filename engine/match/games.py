@@ -24,12 +24,12 @@ from typing import Any, Optional
 
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.game.seats import Game
+from gomoku.engine.game.stones import BLACK, EMPTY, WHITE
 from gomoku.engine.limits import Limit
 from gomoku.engine.match.openings import Opening
 from gomoku.engine.match.players import Player, PlayerFactory, make_player
 from gomoku.engine.match.referee import ColourWords, referee
 
-EMPTY, BLACK, WHITE = 0, 1, 2
 DECISIVE = ("five", "foul", "illegal", "time", "crash", "resign", "proven")
 
 
