@@ -41,10 +41,12 @@ class Scale:
     dynamic: int                 # --dynamic-playouts
     stall: int                   # --stall-generations
     repeats: int                 # runs per net, seeds 1..repeats
+    eval_playouts: Optional[int] = None     # the net's playouts on the ladder (None: train's own)
 
 
 SCALES = {
-    "tiny": Scale(6, 4, 16, 1, 3, 8, 1, 16, 1000, 4, 6, 4, 1, 1),
+    # the ladder at train's 200 playouts was most of a tiny run's minute; 8 keep it a search
+    "tiny": Scale(6, 4, 16, 1, 3, 8, 1, 16, 1000, 4, 6, 4, 1, 1, eval_playouts=8),
     "small": Scale(6, 4, 64, 8, 12, 40, 6, 64, 3000, 20, 6, 20, 2, 2),
     # the paper: 8x8, rungs of 1000 playouts, at most 2000 batches, repeated runs
     "paper": Scale(8, 5, 64, 60, 30, 400, 30, 512, 20000, 1000, 12, 200, 5, 4),
@@ -78,7 +80,7 @@ def _train(arch: str, seed: int, s: Scale, out: Path) -> list[dict[str, Any]]:
             "--batch": s.batch, "--window": s.window, "--eval-games": 0, "--ladder-games": s.ladder_games,
             "--ladder-start": s.ladder_start, "--ladder-opponent": LADDER_OPPONENT,
             "--dynamic-playouts": s.dynamic, "--stall-generations": s.stall, "--classical-games": 0,
-            "--seed": seed}
+            "--eval-playouts": s.eval_playouts, "--seed": seed}
     game = ["--board", s.size, "--win", s.win, "--players", 3]
     return runs.train(out / "runs" / f"{arch}-seed{seed}", game, arch, opts, out / "train.log")
 
