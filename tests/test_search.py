@@ -446,12 +446,13 @@ def _leaf_child(b: Board, depth: int, ply: int, cx=None) -> tuple[int, int]:
 @pytest.mark.parametrize("rule", list(Rule))
 def test_the_parents_leaf_shortcut_scores_as_pvs_does(rule):
     """pvs works a child with no depth left out in the parent (no call, no TT probe): it must
-    give what the child's own pvs call gives, with one node counted, on every kind of leaf."""
+    give what the child's own pvs call gives, with one node counted, on every kind of leaf.
+    Forty random positions a rule (each at two plies) are enough to meet every kind."""
     from gomoku.engine.search.tables import INF, MAXPLY
     from gomoku.engine.search.pvs import NOT_LEAF
     rng = np.random.default_rng(int(rule))
     seen = 0
-    for _ in range(120):
+    for _ in range(40):
         b = Board(15, rule=rule)
         for _ in range(int(rng.integers(3, 30))):
             free = [c for c in b.legal_moves() if abs(c[0] - 7) <= 4 and abs(c[1] - 7) <= 4]
