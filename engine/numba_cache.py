@@ -59,8 +59,8 @@ def _jit_modules(src_dir: Path) -> Iterator[Path]:
         if "__pycache__" in py.parts:
             continue
         text = py.read_text(encoding="utf-8", errors="replace")
-        # a module whose cached functions are all inline="always" (search/tables.py,
-        # search/ordering.py) is compiled into its callers and never gets an index file
+        # a module whose cached functions are all inline="always" (search/tables.py) is
+        # compiled into its callers and never gets an index file
         if "cache" in text and any(not _INLINED.search(m.group(0)) for m in _JIT.finditer(text)):
             yield py
 

@@ -31,15 +31,15 @@ EXTRA_HOOKS = [
 ]
 
 # What each step costs in a cold compile, one after the other in one process, as seconds of CPU
-# (`gomoku bench --compile`: each step's wall seconds on a shared 2-core x86 machine, 1140 s in
-# all, scaled by the run's CPU/wall share, 646 s of CPU; peak RSS 1.76 GB). Only used to split
-# the work between processes, to weight the progress bar and to guess the time left. One
-# function dominates: alphabeta's `pvs` (73 % of the compile) with every helper it inlines
-# (inline="always"); the board core is a few seconds.
+# (`gomoku bench --compile`: each step's wall seconds on a shared 2-core x86 machine, 233 s in
+# all, scaled by the run's CPU/wall share, 153 s of CPU; peak RSS 0.54 GB). Only used to split
+# the work between processes, to weight the progress bar and to guess the time left. The
+# alpha-beta step is the largest: `pvs` with the small helpers it inlines (inline="always") is
+# a third of the compile; the board core is a few seconds.
 STEP_COST = {
-    "board core (freestyle)": 4.1, "board core (standard)": 0.1, "board core (renju)": 1.8,
-    "board core (caro)": 0.1, "board core (caro5)": 0.1, "playouts": 0.7,
-    "alphabeta": 518.0, "threats": 51.0, "dfpn": 47.0, "search": 21.0,
+    "board core (freestyle)": 7.2, "board core (standard)": 0.1, "board core (renju)": 3.3,
+    "board core (caro)": 0.1, "board core (caro5)": 0.1, "playouts": 1.2,
+    "alphabeta": 88.3, "threats": 12.7, "dfpn": 13.8, "search": 23.9,
 }
 
 # Steps that can be compiled in parallel processes, largest first. The alpha-beta search calls the

@@ -11,11 +11,15 @@ import tempfile
 import pytest
 
 from gomoku.engine.game import core
-from gomoku.engine.search import dfpn, learned, pvs, threats
+from gomoku.engine.search import dfpn, learned, ordering, pvs, threats
 
 HOT = [core.make_move, core.undo_move, core.is_forbidden_at, threats.vcf, threats.vct, threats._vct, dfpn._mid,
        dfpn.dfpn, dfpn.proof_line, pvs.pvs, pvs.root_search, pvs.root_moves,
-       pvs.refutes_vcf, learned.mix_rebuild]
+       pvs.refutes_vcf, learned.mix_rebuild,
+       # called, not inlined, from the functions above: a callee compiled first from Python
+       # would otherwise keep the runtime in the cache
+       ordering.gen_moves, threats.block_fives, threats._has_real_threat, dfpn._gen, learned.mix_sync,
+       learned.mix_make, learned.mix_undo, learned.mix_score, learned.mix_policy, learned.mix_logits]
 
 
 @pytest.mark.parametrize("fn", HOT, ids=lambda f: f"{f.py_func.__module__}.{f.__name__}")

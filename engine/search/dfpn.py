@@ -124,7 +124,7 @@ def _child_key(st: BoardState, a: np.int64, i: np.int64) -> np.uint64:
     return (st.hashv[0] ^ st.zobrist[st.meta[M_TOMOVE], i]) ^ _SALT[a]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _gen(st: BoardState, a: np.int64, attacker: bool, ply: np.int64, tab: DfpnTable,
          reach: np.int64) -> np.int64:
     """Children of the node into tab.kids[ply], their count returned; or -1: the side to move

@@ -264,7 +264,11 @@ def mix_rebuild(st: BoardState, ev: Evaluator) -> None:
             ev.pooled[f] += _relu(a)
 
 
-@njit(cache=True, inline="always")
+# The mix_* entry points the search calls are not inlined (their small helpers are): each
+# inlined copy in pvs (evaluate alone has six) was typed and lowered again in a cold compile.
+
+
+@njit(cache=True, _nrt=False)
 def mix_sync(st: BoardState, ev: Evaluator) -> None:
     """Bring a pending move into the accumulators (saving what it changes for its undo while
     the stack has room). Needed before the position's policy is read or a move is made from it."""
@@ -275,7 +279,7 @@ def mix_sync(st: BoardState, ev: Evaluator) -> None:
         ev.depth[1] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def mix_make(st: BoardState, ev: Evaluator, m: np.int64) -> None:
     """make_move, the evaluator following lazily: the move stays pending until the position is
     expanded (mix_sync, or a move made from it). Most positions a search makes are leaves,
@@ -287,7 +291,7 @@ def mix_make(st: BoardState, ev: Evaluator, m: np.int64) -> None:
     ev.depth[1] = 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def mix_undo(st: BoardState, ev: Evaluator) -> np.int64:
     """undo_move with the evaluator put back: nothing to do for a pending move; from the stack
     where the move saved its cells (a copy, no table row read), else by recomputing their rows."""
@@ -349,7 +353,7 @@ def _peek(st: BoardState, ev: Evaluator) -> None:
                 _peek_cell(ev, j, s1, p1, c1, np.int64(d))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def mix_logits(st: BoardState, ev: Evaluator) -> None:
     """Value logits (win, loss, draw of the side to move) into ev.out (of a pending move's
     position too, without bringing it in). The loops run along
@@ -383,7 +387,7 @@ def mix_logits(st: BoardState, ev: Evaluator) -> None:
         ev.out[o] = s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def mix_score(st: BoardState, ev: Evaluator) -> np.int64:
     """The side to move's evaluation in search units: K * logit of its expected score (win 1,
     draw 1/2 + draw_value / 2, loss 0)."""
@@ -398,7 +402,7 @@ def mix_score(st: BoardState, ev: Evaluator) -> np.int64:
     return np.int64(min(max(v, -MAX_EVAL), MAX_EVAL))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def mix_policy(st: BoardState, ev: Evaluator, j: np.int64) -> np.float32:
     """Policy logit of cell j for the side to move (after mix_sync)."""
     me = st.meta[M_TOMOVE] - 1

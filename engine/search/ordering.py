@@ -23,11 +23,12 @@ def _caro(st: BoardState) -> bool:
     return st.meta[M_RULE] >= R_CARO
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def gen_moves(st: BoardState, cx: SearchCtx, ply: np.int64, ttmove: np.int64) -> np.int64:
     """Candidate moves of the side to move into cx.moves[ply] with their ordering values in
     cx.vals[ply], unsorted (see pick_move); returns the count. Fouls are not removed here
-    (checked lazily when a move is tried)."""
+    (checked lazily when a move is tried). Not inlined: once per expanded node, its cost is the
+    loop, and inlining it would compile it again for pvs and root_search each."""
     me = st.meta[M_TOMOVE] - 1
     op = 1 - me
     n = st.cells.shape[0]

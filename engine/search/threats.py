@@ -133,10 +133,11 @@ def find_five_near(st: BoardState, c: np.int64, idx: np.int64) -> np.int64:
     return find_class_cell(st, c, 10)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def block_fives(st: BoardState, a: np.int64, last: np.int64, out: np.ndarray) -> np.int64:
     """Moves of the side to move (the defender) that leave colour index `a` without any five
-    cell; written to out[], count returned (0: the attacker's five cannot be stopped).
+    cell; written to out[], count returned (0: the attacker's five cannot be stopped). Not
+    inlined (seven callers): each inlined copy was compiled on its own.
 
     Usually that is the single five cell (none if there are two). Under caro a five blocked
     at both ends does not win, so a stone just beyond the five also defends: there every
@@ -311,7 +312,7 @@ def vcf(st: BoardState, a: np.int64, depth: np.int64, ply: np.int64, ctrl: np.nd
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _has_real_threat(st: BoardState, a: np.int64) -> bool:
     """Does colour index a have a cell that makes an open four / double four it may play?"""
     if st.counts[a, C_F4] == 0:
