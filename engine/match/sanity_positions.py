@@ -68,6 +68,9 @@ class Grid:
         self.steps = direction_steps(width)
         self._board = self.pad
         self._out = np.zeros(width * height, dtype=np.int64)
+        # padded index -> (x, y), built once: the position checks ask for winning cells tens of
+        # thousands of times per batch, and rebuilding this map each time was most of their cost
+        self._cell_of = {int(p): (i % width, i // width) for i, p in enumerate(self.pad)}
 
     def _idx(self, x: int, y: int) -> np.int64:
         return np.int64(self.pad[y * self.width + x])
@@ -102,9 +105,7 @@ class Grid:
         """The empty cells where `seat` would win at once (the search's own jitted scan)."""
         n = winning_cells(self.cells, self.steps, self._board, np.int64(seat + 1), np.int64(self.k),
                           np.int64(int(self.rule)), np.int64(self.players), self._out)
-        back = {int(p): i for i, p in enumerate(self.pad)}
-        return sorted(((back[int(i)] % self.width, back[int(i)] // self.width) for i in self._out[:n]),
-                      key=lambda c: (c[1], c[0]))
+        return sorted((self._cell_of[int(i)] for i in self._out[:n]), key=lambda c: (c[1], c[0]))
 
 
 @dataclass
