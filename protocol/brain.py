@@ -148,34 +148,14 @@ def net_problem(path: str) -> Optional[str]:
     return None
 
 
-USAGE = """\
-usage: pbrain-gomoku [-h | --help | --version | --warmup | --net FILE.onnx | --eval FILE.eval.npz [--share P]]
-
-A Piskvork / Gomocup brain: a manager (Piskvork, c-gomoku-cli, GomocupJudge, Yixin-Board)
-starts it and speaks the protocol on stdin/stdout (START 15, BEGIN, TURN x,y, ...; END).
---net FILE.onnx plays with that policy-value net + MCTS (an ADP critic: one ply deep) on the
-board sizes and rules it was trained for and with the classical engine on the others, saying so in one MESSAGE line (INFO
-thread_num sets the net's threads). --eval FILE.eval.npz has the alpha-beta score its positions with that learned
-evaluator under the rule it was trained for (the tables under the others); --share P gives it
-P % of each leaf's value and the tables the rest (default: what the file says, else 100).
-Environment: GOMOKU_NET=FILE is the same as --net, GOMOKU_EVAL=FILE as --eval, GOMOKU_EVAL_SHARE=P
-as --share, GOMOKU_BRAIN_LOG=FILE keeps a log
-of the session, GOMOKU_TURN_MS=N sets the time per move when the manager sends none (default
-5000). A --net or --eval file that cannot be used does not stop the brain: it answers ABOUT
-and every START with `ERROR <why>` (e.g. `ERROR ONNX file not found: x.onnx`) and plays no game;
-a malformed command line is refused with one line on stderr and exit status 2. Same as
-`gomoku brain`.
---warmup compiles (or loads) the whole engine into numba's cache and exits."""
-
-
-def _usage_error(text: str) -> None:
+def _usage_error(text: str, prog: str = "pbrain-gomoku", log: Optional[str] = None) -> None:
     """One line on stderr and exit status 2, for a command line that is malformed (an
     unknown argument, a flag without its value): the protocol has not started, so nothing
     may go to stdout (a manager would read it as the brain's first reply). The line also
     goes to GOMOKU_BRAIN_LOG when that is set, where a manager's user looks first."""
-    line = f"pbrain-gomoku: {text}"
+    line = f"{prog}: {text}"
     print(line, file=sys.stderr)
-    log = os.environ.get("GOMOKU_BRAIN_LOG")
+    log = log or os.environ.get("GOMOKU_BRAIN_LOG")
     if log:
         try:
             with open(log, "a", encoding="utf-8") as f:
@@ -185,73 +165,38 @@ def _usage_error(text: str) -> None:
     raise SystemExit(2)
 
 
-def _file_option(args: list[str], flag: str, example: str) -> str:
-    """The file of `flag FILE` or `flag=FILE`, the only arguments; a usage error otherwise."""
-    if args[0] == flag:
-        path, rest = (args[1], args[2:]) if len(args) > 1 else ("", [])
-    else:
-        path, rest = args[0][len(flag) + 1:], args[1:]
-    if not path:
-        _usage_error(f"{flag} needs a file: pbrain-gomoku {flag} {example}")
-    if rest:
-        _usage_error(f"unknown argument {rest[0]!r} after {flag} FILE (see --help)")
-    return path
-
-
-def _share_option(args: list[str]) -> tuple[list[str], Optional[str]]:
-    """`args` without a `--share P` (or `--share=P`) that follows `--eval FILE`, and P checked
-    (a usage error when it is not a percent); P is None when there was none."""
-    from gomoku.engine.search.blend import parse_share
-    for i, arg in enumerate(args[1:], start=1):
-        if arg == "--share" or arg.startswith("--share="):
-            value = args[i + 1] if arg == "--share" and i + 1 < len(args) else arg[len("--share="):]
-            if not value:
-                _usage_error("--share needs a percent: pbrain-gomoku --eval FILE.eval.npz --share 50")
-            try:
-                parse_share(value)
-            except ValueError as exc:
-                _usage_error(f"--share: {exc}")
-            return args[:i] + args[i + (2 if arg == "--share" else 1):], value
-    return args, None
-
-
-def main(argv: Optional[list[str]] = None) -> None:
-    """Console-script entry point. GOMOKU_BRAIN_LOG=path keeps a log of the session.
-    Managers start a brain without arguments, or with `--net FILE` or `--eval FILE` (checked
-    when the protocol starts, then served like GOMOKU_NET / GOMOKU_EVAL; a file that cannot be
-    used refuses every game, see `run`); -h/--help and --version answer and exit instead of
-    waiting for protocol input, --warmup fills numba's cache and exits (what a frozen brain's
-    compile child runs), anything else is a usage error."""
-    args = sys.argv[1:] if argv is None else argv
-    net = evaluator = None
-    if args and (args[0] == "--eval" or args[0].startswith("--eval=")):
-        args, share = _share_option(args)
-        evaluator = _file_option(args, "--eval", "FILE.eval.npz")
-        if share is not None:
-            from gomoku.engine.search.blend import SHARE_ENV
-            os.environ[SHARE_ENV] = share
-        args = []
-    if args and (args[0] == "--net" or args[0].startswith("--net=")):
-        net = _file_option(args, "--net", "FILE.onnx")
-        args = []
-    if args:
-        if args[0] in ("-h", "--help"):
-            try:
-                print(USAGE, flush=True)
-            except BrokenPipeError:      # e.g. piped into head
-                pass
-            raise SystemExit(0)
-        if args[0] == "--warmup":
-            from gomoku.engine.warmup import warm_all
-            warm_all()
-            raise SystemExit(0)
-        if args[0] == "--version":
-            from gomoku.protocol.session import _version
-            print(f"pbrain-gomoku {_version()}")
-            raise SystemExit(0)
-        _usage_error(f"unknown argument {args[0]!r} (managers start it without arguments; see --help)")
+def main(argv: Optional[list[str]] = None, prog: str = "pbrain-gomoku") -> None:
+    """Console-script entry point, and `gomoku brain`'s (`prog` names the one in messages).
+    Managers start a brain without arguments or with the options of protocol/options.py
+    (`--net FILE`, `--eval FILE [--share P]`, `--log FILE`, `--turn-ms N`, in any order): the
+    files are checked when the protocol starts, and one that cannot be used refuses every game
+    (see `run`). -h/--help and --version answer and exit instead of waiting for protocol
+    input, --warmup fills numba's cache and exits (what a frozen brain's compile child runs);
+    anything else is a usage error, one line and exit status 2."""
+    from gomoku.protocol.options import BrainUsageError, apply_defaults, help_text, parse_brain_args
+    try:
+        parsed = parse_brain_args(sys.argv[1:] if argv is None else argv)
+    except BrainUsageError as exc:
+        _usage_error(str(exc), prog)
+        raise AssertionError("unreachable")     # _usage_error exits
+    if parsed.action == "help":
+        try:
+            print(help_text(prog), flush=True)
+        except BrokenPipeError:      # e.g. piped into head
+            pass
+        raise SystemExit(0)
+    if parsed.action == "warmup":
+        from gomoku.engine.warmup import warm_all
+        warm_all()
+        raise SystemExit(0)
+    if parsed.action == "version":
+        from gomoku.protocol.session import _version
+        print(f"{prog} {_version()}")
+        raise SystemExit(0)
+    apply_defaults(parsed)
+    net, evaluator = parsed.net, parsed.evaluator
     check = (lambda: named_files_problem(net, evaluator)) if net is not None or evaluator is not None else None
-    run(log_path=os.environ.get("GOMOKU_BRAIN_LOG") or None, check=check)
+    run(log_path=parsed.log_path(), check=check)
 
 
 if __name__ == "__main__":

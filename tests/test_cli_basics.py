@@ -70,6 +70,25 @@ def test_pbrain_help_and_version_answer_without_waiting_for_protocol_input(capsy
     assert len(err.strip().splitlines()) == 1
 
 
+def test_pbrain_and_gomoku_brain_list_the_same_options(capsys):
+    """One table of brain options (protocol/options.py) for both front ends: the same help,
+    but for the name, and the same usage errors."""
+    import re
+
+    from gomoku.protocol.brain import main as pbrain
+    with pytest.raises(SystemExit):
+        pbrain(["--help"])
+    direct = capsys.readouterr().out
+    through_click = gomoku(["brain", "--help"])
+    assert through_click.returncode == 0
+    assert through_click.stdout.replace("usage: gomoku brain", "usage: pbrain-gomoku") == direct
+    listed = set(re.findall(r"^  (--[a-z-]+)", direct, re.M))
+    assert {"--net", "--eval", "--share", "--log", "--turn-ms", "--warmup", "--version", "--help"} <= listed
+    assert all(len(line) <= 80 for line in direct.splitlines())
+    bad = gomoku(["brain", "--frobnicate"])
+    assert bad.returncode == 2 and "gomoku brain: unknown argument '--frobnicate'" in bad.stderr
+
+
 def test_brain_log_that_cannot_be_written_is_refused(tmp_path):
     """Before any session starts: a usage error, exit 2, naming the file in the way. (That a
     log in a missing folder is made and kept: the refusing brain's test in

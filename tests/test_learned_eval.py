@@ -302,14 +302,16 @@ def test_the_brain_plays_the_blend_it_is_given_and_names_it(tmp_path, monkeypatc
     from click.testing import CliRunner
     from gomoku.engine.search.blend import SHARE_ENV
     from gomoku.protocol import brain
+    from gomoku.protocol.options import parse_brain_args
     from gomoku.tools.cli import main
     from protocol_script import Script, real_loader
     model = _net("freestyle")
     path = tmp_path / "f.eval.npz"
     save_evaluator(path, model.evaluator_weights(), model.arch, "freestyle")
     args = ["--eval", str(path), "--share", "30"]
-    assert brain._share_option(args) == (["--eval", str(path)], "30")      # what main puts in SHARE_ENV
-    assert brain._share_option(["--eval", str(path), "--share=30"]) == (["--eval", str(path)], "30")
+    for spelled in (args, ["--eval", str(path), "--share=30"], ["--share", "30", "--eval", str(path)]):
+        parsed = parse_brain_args(spelled)                  # main puts the share in SHARE_ENV
+        assert (parsed.evaluator, parsed.share) == (str(path), 30)
     for share in (30, 70):
         monkeypatch.setenv(SHARE_ENV, str(share))
         capsys.readouterr()

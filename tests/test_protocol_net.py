@@ -77,9 +77,13 @@ def test_a_bad_net_refuses_every_game_in_one_error_line(tmp_path):
 
 
 def test_a_malformed_net_command_line_is_one_stderr_line_and_status_2(net8, capsys):
-    assert brain._file_option([f"--net={net8}"], "--net", "FILE.onnx") == net8      # both spellings
-    assert brain._file_option(["--net", net8], "--net", "FILE.onnx") == net8
-    for rest, said in (([], "--net needs a file"), ([net8, "--log"], "unknown argument '--log' after --net FILE")):
+    from gomoku.protocol.options import parse_brain_args
+    for spelled in ([f"--net={net8}"], ["--net", net8]):                            # both spellings
+        assert parse_brain_args(spelled).net == net8
+    both = parse_brain_args(["--eval", "f.eval.npz", "--net", net8])                # any order, together
+    assert (both.net, both.evaluator) == (net8, "f.eval.npz")
+    for rest, said in (([], "--net needs a file"), ([net8, "--frob"], "unknown argument '--frob'"),
+                       ([net8, "--log"], "--log needs a file")):
         with pytest.raises(SystemExit) as exc:
             brain.main(["--net", *rest])
         out, err = capsys.readouterr()
