@@ -17,7 +17,7 @@ typingctx                       # @intrinsic's first argument (engine/search/pre
 cdn                             # dfpn's child lookup returns (pn, dn) and reads pn only
 _.on_start                      # numba.core.event calls a Listener's on_start (tools/bench_compile.py)
 
-# run by name in a child process: python -c "from gomoku.engine.warmup import child_main; ..."
+# run by name in a child process: python -c "from gomoku.engine.player.warmup import child_main; ..."
 child_main
 
 # click calls ParamType.convert on each value

@@ -14,7 +14,7 @@ import time
 import traceback
 from typing import Callable, Optional
 
-from gomoku.engine import timeman
+from gomoku.engine.base import timeman
 from gomoku.protocol.commands import LineSplitter, parse_line
 from gomoku.protocol.engine_loader import EngineLoader
 from gomoku.protocol.output import ProtocolOutput, isolate_stdio
@@ -83,7 +83,7 @@ def _quit(out: ProtocolOutput) -> None:
     search still running must not delay the exit)."""
     out.close()
     try:
-        from gomoku.engine import numba_cache
+        from gomoku.engine.base import numba_cache
         numba_cache.kill_child()
     except Exception:  # noqa: BLE001
         pass
@@ -186,7 +186,7 @@ def main(argv: Optional[list[str]] = None, prog: str = "pbrain-gomoku") -> None:
             pass
         raise SystemExit(0)
     if parsed.action == "warmup":
-        from gomoku.engine.warmup import warm_all
+        from gomoku.engine.player.warmup import warm_all
         warm_all()
         raise SystemExit(0)
     if parsed.action == "version":

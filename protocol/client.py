@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
-from gomoku.engine.limits import UNLIMITED_MS, Limit, PlayResult
+from gomoku.engine.base.limits import UNLIMITED_MS, Limit, PlayResult
 from gomoku.engine.match.players import PlayerCrashed, PlayerStartError, PlayerTimeout, split_command
 from gomoku.engine.game.rules import Rule, rule_to_piskvork
 

@@ -88,13 +88,13 @@ class EngineLoader:
     def _load(self) -> None:
         t0 = time.monotonic()
         try:
-            from gomoku.engine import numba_cache
+            from gomoku.engine.base import numba_cache
             if self._warmup and not numba_cache.cache_is_warm():
                 print("numba cache looks cold: compiling in a child process")
                 ok = numba_cache.compile_in_child()
                 print(f"child compile {'done' if ok else 'FAILED'} after {time.monotonic() - t0:.1f} s")
             from gomoku.engine.game import board as board_mod
-            from gomoku.engine.limits import Limit
+            from gomoku.engine.base.limits import Limit
             self.Board = board_mod.Board
             self.IllegalMove = board_mod.IllegalMove
             self.Limit = Limit
@@ -102,7 +102,7 @@ class EngineLoader:
             b.play(7, 7)
             b.is_forbidden(8, 8)
             self.board_ready.set()
-            from gomoku.engine import agent
+            from gomoku.engine.player import agent
             self._thinker = agent.Thinker(learned=self._learned())   # the brain is one player: its state
             self.think = self._thinker.think
             if self.net_path:
@@ -166,7 +166,7 @@ class EngineLoader:
     def describe_searcher(self) -> str:
         """Which searcher plays, for ABOUT, which managers send before START (often before the
         net has loaded): the loaded net's coverage, or what is being loaded."""
-        from gomoku.engine.limits import CLASSICAL_SEARCHER
+        from gomoku.engine.base.limits import CLASSICAL_SEARCHER
         if not self.net_path:
             describe = getattr(self._thinker, "describe", None)
             if describe is not None:
@@ -280,6 +280,6 @@ class EngineLoader:
 
 
 def warm_steps() -> Iterator[str]:
-    """The engine's warm-up, one step per `next` (see gomoku.engine.warmup.warm_steps)."""
-    from gomoku.engine.warmup import warm_steps as engine_steps
+    """The engine's warm-up, one step per `next` (see gomoku.engine.player.warmup.warm_steps)."""
+    from gomoku.engine.player.warmup import warm_steps as engine_steps
     yield from engine_steps()

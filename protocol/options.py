@@ -141,7 +141,7 @@ def _log_path(value: str) -> str:
     """A log file that can be written (missing folders are made); a usage error otherwise."""
     from pathlib import Path
 
-    from gomoku.engine.fileio import check_writable
+    from gomoku.engine.base.fileio import check_writable
     why = check_writable(Path(value).expanduser())
     if why:
         raise BrainUsageError(f"--log: {why}")

@@ -11,10 +11,10 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from gomoku.engine import timeman
+from gomoku.engine.base import timeman
 from gomoku.engine.game.rules import Rule, rule_from_piskvork
-from gomoku.engine.limits import SearchInfo
-from gomoku.engine.timeman import MIN_USABLE_MEMORY, TimeInfo
+from gomoku.engine.base.limits import SearchInfo
+from gomoku.engine.base.timeman import MIN_USABLE_MEMORY, TimeInfo
 from gomoku.protocol import swap2
 from gomoku.protocol.commands import (Command, ascii_text, format_move, parse_coord, parse_field,
                                       parse_info, parse_int, parse_line, parse_size)
@@ -466,7 +466,7 @@ class Session:
             if fb is not None:
                 req.set_fallback((format_move(fb), self._effect_for([fb]), []))
             # the engine stops at the budget's soft deadline and ends its checks before the hard
-            # one (engine.timeman.engine_times); max_memory goes through as the process-wide
+            # one (engine.base.timeman.engine_times); max_memory goes through as the process-wide
             # limit: the agent sizes its tables from it; 0/None = its default.
             think_s, hard_s = timeman.engine_times(req.budget, self.clock())
             limit = loader.Limit(turn_time=think_s, hard_time=hard_s, depth=self.max_depth,

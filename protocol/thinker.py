@@ -17,7 +17,7 @@ import time
 import traceback
 from typing import Callable, Iterable, Optional
 
-from gomoku.engine.timeman import Budget, stop_now
+from gomoku.engine.base.timeman import Budget, stop_now
 from gomoku.protocol.output import ProtocolOutput
 
 Answer = tuple[str, Optional[Callable[[], None]], list[str]]   # line, effect, MESSAGE texts

@@ -391,6 +391,6 @@ def _serial_group(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
 
 @pytest.fixture(scope="session", autouse=True)
 def _numba_warm():
-    from gomoku.engine.warmup import warm_up
+    from gomoku.engine.player.warmup import warm_up
     warm_up()
     yield

@@ -237,7 +237,7 @@ class ScriptedLoader(EngineLoader):
     def __init__(self, replies: Optional[list] = None, clock: Callable[[], float] = lambda: 0.0) -> None:
         super().__init__(warmup=False)
         from gomoku.engine.game import board as board_mod
-        from gomoku.engine.limits import Limit
+        from gomoku.engine.base.limits import Limit
         self.Board, self.IllegalMove, self.Limit = board_mod.Board, board_mod.IllegalMove, Limit
         self.think = self._think
         self.replies: list = list(replies or [])

@@ -1,7 +1,7 @@
 """The first engine's forced choices, checked on positions small enough to read."""
-from gomoku.engine.agent import quick_move, think
+from gomoku.engine.player.agent import quick_move, think
 from gomoku.engine.game.board import BLACK, Board
-from gomoku.engine.limits import Limit
+from gomoku.engine.base.limits import Limit
 from gomoku.engine.game.rules import Rule
 
 

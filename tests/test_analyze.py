@@ -202,7 +202,7 @@ def test_without_matplotlib_the_plot_is_one_line_and_the_rest_runs(tmp_path, mon
 
 
 def test_the_help_names_the_default_budget():
-    from gomoku.engine.review import DEFAULT_NODES
+    from gomoku.engine.player.review import DEFAULT_NODES
     r = CliRunner().invoke(main, ["analyze", "--help"])
     assert r.exit_code == 0 and f"[default: {DEFAULT_NODES}:" in " ".join(r.output.split())
 

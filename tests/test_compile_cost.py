@@ -11,7 +11,7 @@ from rich.console import Console
 def test_child_books_each_compile_to_its_function_and_step(monkeypatch, tmp_path):
     from numba import njit
 
-    from gomoku.engine import warmup
+    from gomoku.engine.player import warmup
     from gomoku.tools import bench_compile
 
     @njit
@@ -55,7 +55,8 @@ def test_report_sorts_by_cost_and_ends_with_the_totals():
 def _fake_compile(monkeypatch, gate):
     """compile_in_processes as the real one drives its callbacks: steps reported as they end,
     poll() between them, until `gate` lets the last step finish."""
-    from gomoku.engine import numba_cache, warmup
+    from gomoku.engine.base import numba_cache
+    from gomoku.engine.player import warmup
     marked = []
     monkeypatch.setattr(numba_cache, "mark_warm", lambda *a: marked.append(1))
 
@@ -103,7 +104,7 @@ def test_cancel_stops_a_running_compile(monkeypatch):
 
 
 def test_a_cold_cache_compiles_a_move_on_a_copy_of_the_board_first(monkeypatch):
-    from gomoku.engine import numba_cache
+    from gomoku.engine.base import numba_cache
     from gomoku.engine.game.board import Board
     from gomoku.tools.prepare import start_compile
     gate = threading.Event()
@@ -118,7 +119,7 @@ def test_a_cold_cache_compiles_a_move_on_a_copy_of_the_board_first(monkeypatch):
 
 
 def test_a_warm_cache_starts_no_compile(monkeypatch):
-    from gomoku.engine import numba_cache
+    from gomoku.engine.base import numba_cache
     from gomoku.tools.prepare import start_compile
     monkeypatch.setattr(numba_cache, "cache_is_warm", lambda *a: True)
     assert start_compile() is None
@@ -126,7 +127,7 @@ def test_a_warm_cache_starts_no_compile(monkeypatch):
 
 def test_play_draws_the_board_during_the_compile_and_the_engine_waits_for_it(monkeypatch):
     from gomoku.engine.game.rules import Rule
-    from gomoku.engine.limits import PlayResult, SearchInfo
+    from gomoku.engine.base.limits import PlayResult, SearchInfo
     from gomoku.engine.match.players import parse_spec
     from gomoku.tools.play_two import TwoPlayerSession
     from gomoku.tools.prepare import BackgroundCompile
@@ -143,7 +144,7 @@ def test_play_draws_the_board_during_the_compile_and_the_engine_waits_for_it(mon
     lines = console.export_text().rstrip("\n").split("\n")
     status = [line for line in lines if "Engine compiling (once):" in line]
     assert len(status) == 1 and len(status[0]) <= 80 and len(lines) <= 24
-    import gomoku.engine.agent as agent
+    import gomoku.engine.player.agent as agent
     searched = []
 
     def think(board, limit, stop=None):
@@ -159,7 +160,7 @@ def test_play_draws_the_board_during_the_compile_and_the_engine_waits_for_it(mon
 
 
 def test_the_compile_bar_fits_80_columns_and_its_time_left_never_reads_zero(monkeypatch):
-    from gomoku.engine import warmup
+    from gomoku.engine.player import warmup
     from gomoku.tools import prepare
     plan = warmup.plan_processes(4)
     bar = prepare._Bar(Console(file=io.StringIO()), plan, 4)

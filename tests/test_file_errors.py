@@ -1,5 +1,5 @@
 """A file the user named and that is not there gets one wording in every command:
-`WHAT file not found: PATH` (engine/fileio.py `cannot_read`), the wording of a missing net."""
+`WHAT file not found: PATH` (engine/base/fileio.py `cannot_read`), the wording of a missing net."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gomoku.engine.fileio import cannot_read
+from gomoku.engine.base.fileio import cannot_read
 from gomoku.tools.cli import main
 
 

@@ -1,4 +1,4 @@
-"""The one atomic write (engine.fileio), which the trainer's train.atomic also goes through:
+"""The one atomic write (engine.base.fileio), which the trainer's train.atomic also goes through:
 whole file or old file, no temporaries left, the folder flushed after the rename."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from gomoku.engine import fileio
+from gomoku.engine.base import fileio
 from gomoku.train import atomic
 
 

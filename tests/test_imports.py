@@ -1,10 +1,12 @@
 """Dependencies point one way, room by room, and no two modules need each other.
 
-The rooms, lowest first: engine.game (boards and rules), then engine.search (alpha-beta,
-threats) and engine.net (running an ONNX net), engine.mcts (tree search over a net or
-rollouts), the engine's player and clocks (engine.agent, engine.timeman), engine.match
+The rooms, lowest first: engine.base (file writes, the numba cache, processes, Ctrl-C, the
+limits and clocks every player speaks), engine.game (boards and rules), then engine.search
+(alpha-beta, threats) and engine.net (running an ONNX net), engine.mcts (tree search over a net
+or rollouts), engine.player (the classical player, the warm-up, the game review), engine.match
 (players, referees, statistics); above the engine, protocol (the Piskvork brain), weights (the
 shipped nets and their manifest), train (torch), and tools (the CLI), which nothing imports.
+The engine's top folder holds only those rooms, one package per layer.
 
 Every import statement of every module is read, those inside functions too: a late import
 still runs whenever its function does, so the two modules still need each other to work and
@@ -22,8 +24,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ROOMS = ("engine", "protocol", "train", "tools", "weights")
 
-#: the rooms inside the engine, each with a rule below
-ENGINE_ROOMS = ("engine.game", "engine.search", "engine.net", "engine.mcts", "engine.match")
+#: the rooms inside the engine, lowest first, each with a rule below
+ENGINE_ROOMS = ("engine.base", "engine.game", "engine.search", "engine.net", "engine.mcts", "engine.player",
+                "engine.match")
 
 #: what runs on a brain or in `gomoku play` with the base install: never the trainer's
 #: packages (torch, the onnx writer, safetensors, ray, matplotlib) nor the CLI's (click, rich)
@@ -35,24 +38,23 @@ CLI_PACKAGES = ("click", "rich")
 #: "engine.game").
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     "engine": ("protocol", "train", "tools", "weights") + TRAINER_PACKAGES + CLI_PACKAGES,
-    "engine.game": ("engine.search", "engine.net", "engine.mcts", "engine.match", "engine.agent",
-                    "engine.timeman", "engine.warmup", "engine.limits"),
-    "engine.search": ("engine.net", "engine.mcts", "engine.match", "engine.agent", "engine.warmup"),
-    "engine.net": ("engine.search", "engine.mcts", "engine.match", "engine.agent", "engine.warmup"),
-    "engine.mcts": ("engine.match", "engine.agent", "engine.warmup"),
-    "engine.match": ("engine.warmup",),
-    "engine.agent": ("engine.match", "engine.warmup"),
-    "engine.limits": ("engine.search", "engine.net", "engine.mcts", "engine.match", "engine.agent",
-                      "engine.timeman", "engine.warmup"),
-    "engine.timeman": ("engine.search", "engine.net", "engine.mcts", "engine.match", "engine.agent",
-                       "engine.warmup"),
-    "engine.fileio": ("engine",),
-    "engine.numba_cache": ("engine",),
-    "engine.processes": ("engine",),
-    "engine.raycluster": ("engine",),    # starting or joining Ray: a base service, like processes
-    "engine.interrupt": ("engine",),      # Ctrl-C as a stop: below every room that searches
-    "engine.warmup": (),                  # the brain's compile step: may touch every engine room
-    "engine.review": ("engine.match", "engine.mcts", "engine.net", "engine.warmup"),   # the agent's search over a record
+    "engine.base": ("engine.game", "engine.search", "engine.net", "engine.mcts", "engine.player",
+                    "engine.match"),
+    "engine.base.limits": ("engine.base.timeman",),          # the vocabulary; timeman turns it into deadlines
+    "engine.base.fileio": ("engine",),
+    "engine.base.numba_cache": ("engine",),
+    "engine.base.processes": ("engine",),
+    "engine.base.interrupt": ("engine",),                    # Ctrl-C as a stop: below every room that searches
+    "engine.game": ("engine.search", "engine.net", "engine.mcts", "engine.player", "engine.match",
+                    "engine.base.limits", "engine.base.timeman"),
+    "engine.search": ("engine.net", "engine.mcts", "engine.player", "engine.match"),
+    "engine.net": ("engine.search", "engine.mcts", "engine.player", "engine.match"),
+    "engine.mcts": ("engine.player", "engine.match"),
+    "engine.player": ("engine.match",),                      # the match runner plays the player, not back
+    "engine.player.agent": ("engine.player.warmup", "engine.player.review"),
+    "engine.player.review": ("engine.mcts", "engine.net", "engine.player.warmup"),   # the agent's search over a record
+    "engine.player.warmup": (),                              # the brain's compile step: may touch every room below match
+    "engine.match": ("engine.player.warmup",),
     "protocol": ("train", "tools", "weights") + TRAINER_PACKAGES + CLI_PACKAGES,
     "weights": ("protocol", "train", "tools") + TRAINER_PACKAGES + CLI_PACKAGES,
     "train": ("tools",),
@@ -123,8 +125,8 @@ def _under(name: str, prefix: str) -> bool:
 
 
 def _module_of(imported: str) -> str | None:
-    """The project module an imported name lives in (`gomoku.engine.limits.Limit` ->
-    `gomoku.engine.limits`), or None outside the project."""
+    """The project module an imported name lives in (`gomoku.engine.base.limits.Limit` ->
+    `gomoku.engine.base.limits`), or None outside the project."""
     while imported not in MODULES:
         if "." not in imported:
             return None
@@ -253,6 +255,45 @@ def test_no_import_cycles():
     assert not gone, f"no longer cycles (drop them from KNOWN_CYCLES): {gone}"
 
 
+def _room_of(name: str) -> str:
+    """The room a module lives in: its engine sub-package (gomoku.engine.search), or the
+    top-level room (gomoku.protocol) outside the engine."""
+    parts = name.split(".")
+    return ".".join(parts[:3] if parts[1] == "engine" and len(parts) > 2 else parts[:2])
+
+
+def _room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph collapsed to rooms: room -> the other rooms its modules import."""
+    rooms: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        rooms.setdefault(_room_of(name), set()).update(_room_of(t) for t in targets)
+    return {room: targets - {room} for room, targets in rooms.items()}
+
+
+def test_no_cycle_between_rooms():
+    """Modules may be acyclic while their packages are not (a base module beside the player
+    that imports the game, which imports that base module): each room, the engine's
+    sub-packages included, stays below or above each other, never both."""
+    cycles = _cycles(_room_graph(_graph()))
+    assert not cycles, "cycles between rooms:\n" + "\n".join(" <-> ".join(sorted(c)) for c in cycles)
+
+
+def test_the_engine_top_holds_only_rooms():
+    """No module beside the engine's rooms: each one lives in the package of its layer."""
+    loose = [n for n in MODULES if n.startswith("gomoku.engine.") and n.count(".") == 2
+             and n.split(".", 1)[1] not in ENGINE_ROOMS]
+    assert loose == []
+    assert {n.split(".", 1)[1] for n in MODULES if n.startswith("gomoku.engine.") and n.count(".") == 2} \
+        == set(ENGINE_ROOMS)
+
+
+def test_the_room_graph_collapses_modules():
+    graph = {"gomoku.engine.game.a": {"gomoku.engine.base.x"}, "gomoku.engine.base.x": {"gomoku.engine.game.b"},
+             "gomoku.engine.game.b": set(), "gomoku.protocol.brain": {"gomoku.engine.game.a"}}
+    assert _cycles(_room_graph(graph)) == [{"gomoku.engine.base", "gomoku.engine.game"}]
+    assert _room_of("gomoku.engine") == "gomoku.engine" and _room_of("gomoku.tools.studies.x") == "gomoku.tools"
+
+
 def test_the_walk_catches_an_arrow(tmp_path):
     """The checker itself: a late import from engine into protocol is found, and so is a
     relative one."""
@@ -279,7 +320,7 @@ def test_the_rules_catch_torch_in_the_engine_and_a_module_level_trainer_import_i
 def test_the_cycle_finder_finds_a_late_cycle_and_no_false_one():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
     assert _cycles({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
-    assert _module_of("gomoku.engine.limits.Limit") == "gomoku.engine.limits"
+    assert _module_of("gomoku.engine.base.limits.Limit") == "gomoku.engine.base.limits"
     assert _module_of("numpy.linalg") is None
 
 
@@ -296,8 +337,8 @@ def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
 
 def test_the_mcts_player_never_loads_the_classical_agent():
     """The agent imports the MCTS player (it can play either); the player takes its time budget
-    from engine.timeman. Nothing the player can import, at any depth and inside any function,
+    from engine.base.timeman. Nothing the player can import, at any depth and inside any function,
     is the agent, so playing MCTS under a clock never loads the classical engine."""
     reached = _reach(_graph(), "gomoku.engine.mcts.player")
-    assert "gomoku.engine.timeman" in reached
-    assert "gomoku.engine.agent" not in reached
+    assert "gomoku.engine.base.timeman" in reached
+    assert "gomoku.engine.player.agent" not in reached

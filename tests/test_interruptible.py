@@ -1,7 +1,7 @@
 """tools.interruptible's last resorts, in child processes (the handler and the process-wide
 Ctrl-C flag it sets must not touch the test process): a main thread stuck in a C call that
 never looks at signals is ended GRACE_S after Ctrl-C, a second Ctrl-C ends a process at once,
-and a solver's ctrl registered with engine.interrupt.stopping is stopped by the signal itself."""
+and a solver's ctrl registered with engine.base.interrupt.stopping is stopped by the signal itself."""
 from __future__ import annotations
 
 import os
@@ -60,7 +60,7 @@ except KeyboardInterrupt:
 SOLVER = """
 import threading, time
 from gomoku.engine.game.board import Board
-from gomoku.engine.interrupt import stopping
+from gomoku.engine.base.interrupt import stopping
 from gomoku.engine.search import threats
 from gomoku.tools.interruptible import install
 

@@ -10,11 +10,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gomoku.engine.agent import EnginePlayer  # noqa: E402
+from gomoku.engine.player.agent import EnginePlayer  # noqa: E402
 from gomoku.engine.game.board import Board  # noqa: E402
 from gomoku.engine.game.core import M_COUNT, M_STRIDE, PAD, make_move, undo_move  # noqa: E402
 from gomoku.engine.game.rules import parse_rule  # noqa: E402
-from gomoku.engine.limits import Limit  # noqa: E402
+from gomoku.engine.base.limits import Limit  # noqa: E402
 from gomoku.engine.net.planes import encode_game  # noqa: E402
 from gomoku.engine.search import learned  # noqa: E402
 from gomoku.engine.search.alphabeta import Searcher  # noqa: E402
@@ -355,7 +355,7 @@ def test_the_search_tests_tactics_hold_with_the_trained_evaluator(share: int) ->
     invent) give the same answers with the trained freestyle evaluator as with the tables:
     the solvers decide them, not the leaf value. share=0 is the tables through the learned
     player's code path; 50 is the blend that plays best."""
-    from gomoku.engine.agent import Thinker
+    from gomoku.engine.player.agent import Thinker
     from gomoku.engine.search import alphabeta
     from positions import LONG_VCF, assert_vcf_line, position
     from test_search import FALSE_WIN, FIVE_AGAINST_FIVE, VCF_THREATS, opp_has_vcf

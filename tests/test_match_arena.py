@@ -8,7 +8,7 @@ import pytest
 from gomoku.engine.match.arena import (BLACK, WHITE, GameSettings, Match, MatchSettings, SprtSettings, play_game,
                                  schedule)
 from gomoku.engine.game.board import Board
-from gomoku.engine.limits import Limit, PlayResult
+from gomoku.engine.base.limits import Limit, PlayResult
 from gomoku.engine.match.openings import builtin_openings
 from gomoku.engine.match.players import PlayerCrashed, RandomPlayer, SpecError, make_player, parse_spec
 from gomoku.engine.game.rules import Rule
@@ -274,7 +274,7 @@ def test_mcts_specs_make_players_and_refuse_bad_nets(tmp_path):
 
 
 def test_zero_turn_time_uncaps_players_with_a_search_size_only():
-    from gomoku.engine.limits import Limit
+    from gomoku.engine.base.limits import Limit
     from gomoku.engine.match.players import parse_spec
     zero = Limit(turn_time=0)
     assert parse_spec("pure-mcts:500").limit_for(zero).turn_time is None

@@ -11,7 +11,7 @@ import pytest
 
 from gomoku.engine.match.arena import BLACK, WHITE, GameSettings, Match, MatchSettings, play_game, probe_player
 from gomoku.engine.game.board import Board
-from gomoku.engine.limits import Limit
+from gomoku.engine.base.limits import Limit
 from gomoku.engine.match.openings import builtin_openings
 from gomoku.engine.match.players import PlayerCrashed, PlayerStartError, PlayerTimeout, RandomPlayer
 from gomoku.protocol.players import make_player

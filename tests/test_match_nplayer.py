@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gomoku.engine.limits import Limit, PlayResult
+from gomoku.engine.base.limits import Limit, PlayResult
 from gomoku.engine.match.nplayer import NGameSettings, NMatch, play_ngame, seatings
 from gomoku.engine.game.nboard import NBoard, NBoardError
 from cli_runner import Ran, gomoku

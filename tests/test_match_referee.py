@@ -9,7 +9,7 @@ import pytest
 
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.game.seats import Game
-from gomoku.engine.limits import Limit, PlayResult
+from gomoku.engine.base.limits import Limit, PlayResult
 from gomoku.engine.match.arena import BLACK, WHITE, GameSettings, Match, MatchSettings, play_game
 from gomoku.engine.match.nplayer import NGameSettings, play_ngame
 from gomoku.engine.match.referee import ColourWords, SeatWords, referee

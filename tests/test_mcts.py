@@ -224,7 +224,7 @@ def test_renju_black_whose_only_block_is_a_foul_still_has_moves():
 def test_the_player_plays_the_solvers_forced_win_at_its_coordinates():
     # 15x15: black a broken four c8 d8 e8 _ g8 (f8 wins), white scattered; the VCF probe answers
     from gomoku.engine.game.board import Board
-    from gomoku.engine.limits import Limit
+    from gomoku.engine.base.limits import Limit
     from gomoku.engine.mcts.player import MCTSPlayer
     b = Board(15)
     for (x, y), (wx, wy) in zip([(2, 7), (3, 7), (4, 7), (6, 7)], [(0, 0), (14, 0), (0, 14), (14, 14)]):
@@ -243,7 +243,7 @@ def _double_three_threat():
 
 
 def test_the_player_plays_a_vct_that_a_small_tree_misses():
-    from gomoku.engine.limits import Limit
+    from gomoku.engine.base.limits import Limit
     from gomoku.engine.mcts.player import MCTSPlayer
     b = _double_three_threat()
     r = MCTSPlayer(MCTSConfig.pure(20), None, use_solver=True).play(b, Limit(playouts=20))

@@ -187,7 +187,7 @@ def test_bad_options_are_one_line_errors(tmp_path, args, needle):
 
 
 def test_engine_score_says_whose_it_is():
-    from gomoku.engine.limits import SearchInfo
+    from gomoku.engine.base.limits import SearchInfo
     assert SearchInfo.of({"depth": 9, "score": 35}).summary("its") == ", depth 9, its score +35"
 
 

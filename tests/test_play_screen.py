@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.limits import PlayResult, SearchInfo
+from gomoku.engine.base.limits import PlayResult, SearchInfo
 from gomoku.engine.match.players import parse_spec
 from gomoku.tools import render
 from gomoku.tools.play_two import TwoPlayerSession
@@ -35,7 +35,7 @@ def drawn(size: int, monkeypatch, message: str = "") -> tuple[list[str], list[st
     for move in ((7, 7), (6, 7), (8, 8)):
         s.board.play(*move)
     s.engine_lines = [s.engine_line(1, (6, 7), 0.99, LONG_INFO)]
-    import gomoku.engine.agent as agent
+    import gomoku.engine.player.agent as agent
     monkeypatch.setattr(agent, "think", lambda board, limit, stop=None: PlayResult((9, 9), SearchInfo.of(LONG_INFO)))
     s.show_hint()                         # the real hint command, its search answered at once
     if message:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gomoku.engine.game.board import Board
-from gomoku.engine.limits import Limit
+from gomoku.engine.base.limits import Limit
 from gomoku.engine.match.players import SpecError, make_player, parse_spec
 
 #: black to move wins by eleven fours (the threat tests' long VCF)

@@ -156,7 +156,7 @@ def test_policy_moves_go_out_without_the_engine():
 def test_the_search_is_handed_the_moves_deadlines():
     """What the engine is told: stop at the move's soft deadline, end its checks before the hard
     one (timeman.engine_times), from the moment the TURN was read; its move goes out at once."""
-    from gomoku.engine import timeman
+    from gomoku.engine.base import timeman
     from protocol_script import ScriptedLoader
     clock = FakeClock()
     engine = ScriptedLoader([(3, 3), (4, 4)], clock=clock)

@@ -23,7 +23,7 @@ def test_ready_before_the_warm_up_ends_and_a_move_goes_before_the_next_step(monk
         yield "three"
 
     monkeypatch.setattr(engine_loader, "warm_steps", steps)
-    monkeypatch.setattr("gomoku.engine.numba_cache.cache_is_warm", lambda *a, **k: True)
+    monkeypatch.setattr("gomoku.engine.base.numba_cache.cache_is_warm", lambda *a, **k: True)
     loader = EngineLoader(warmup=True).start()
     assert loader.wait(60)                       # usable ...
     assert in_second.wait(30)
@@ -49,7 +49,7 @@ def test_mark_warm_makes_a_cache_with_older_indexes_count_as_warm(tmp_path, monk
     goes on using: after a warm-up the brain's check must agree with numba."""
     import os
 
-    from gomoku.engine import numba_cache
+    from gomoku.engine.base import numba_cache
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     src = tmp_path / "engine"
     (src / "__pycache__").mkdir(parents=True)
@@ -79,7 +79,7 @@ def test_a_move_asked_for_while_loading_goes_before_the_first_warm_up_step(monke
         yield "two"
 
     monkeypatch.setattr(engine_loader, "warm_steps", steps)
-    monkeypatch.setattr("gomoku.engine.numba_cache.cache_is_warm", lambda *a, **k: True)
+    monkeypatch.setattr("gomoku.engine.base.numba_cache.cache_is_warm", lambda *a, **k: True)
     loader = EngineLoader(warmup=True)
     got = []
 
@@ -112,7 +112,7 @@ def test_a_module_of_inlined_functions_only_needs_no_index_of_its_own(tmp_path, 
     """numba compiles inline="always" functions into their callers and writes no index file for
     their module: such a module must not make the cache look cold for ever (the brain would
     compile in a child and play fallback moves at every start)."""
-    from gomoku.engine import numba_cache
+    from gomoku.engine.base import numba_cache
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     src = tmp_path / "engine"
     (src / "__pycache__").mkdir(parents=True)

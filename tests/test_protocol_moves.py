@@ -199,7 +199,7 @@ def test_yxhashclear_is_silent_and_the_brain_plays_on():
 
 def test_loader_forget_drops_the_brains_search_tables():
     from gomoku.engine.game.board import Board
-    from gomoku.engine.limits import Limit
+    from gomoku.engine.base.limits import Limit
     from gomoku.protocol.engine_loader import EngineLoader
     loader = EngineLoader(warmup=False)
     loader.forget()                     # the engine is not loaded yet: nothing to drop

@@ -106,7 +106,7 @@ def _settled_threads(seconds: float = 0.6) -> int:
 def test_info_thread_num_sets_the_nets_onnxruntime_threads_clamped_to_the_cores(net8, capsys):
     """onnxruntime's intra-op pool of N threads is N - 1 OS threads beside the caller: the
     thread count shows the session really was rebuilt, in both directions."""
-    from gomoku.engine.processes import usable_cores
+    from gomoku.engine.base.processes import usable_cores
     cores = usable_cores()
     loader = real_loader(net=net8, fresh=True)
     assert "onnxruntime threads: 1)" in capsys.readouterr().out
@@ -139,7 +139,7 @@ def test_info_thread_num_sets_the_nets_onnxruntime_threads_clamped_to_the_cores(
 
 def test_thread_num_sent_before_the_net_has_loaded_is_kept(net8, capsys):
     """c-gomoku-cli sends its INFOs right after START, while the brain is still loading."""
-    from gomoku.engine.processes import usable_cores
+    from gomoku.engine.base.processes import usable_cores
     loader = EngineLoader(warmup=False, net=net8)
     with Script(loader=loader) as b:
         b.send("START 8", "INFO thread_num 2")

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from conftest import LOAD_SLACK_S, FakeClock
-from gomoku.engine.timeman import Budget
+from gomoku.engine.base.timeman import Budget
 from gomoku.protocol.output import ProtocolOutput
 from gomoku.protocol.thinker import MoveRequest, run_request
 

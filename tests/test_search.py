@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from gomoku.engine.search import ordering, pvs, tables, threats
-from gomoku.engine.agent import EnginePlayer, level_limit, quick_move, think
+from gomoku.engine.player.agent import EnginePlayer, level_limit, quick_move, think
 from gomoku.engine.game.board import BLACK, WHITE, Board
-from gomoku.engine.limits import Limit
+from gomoku.engine.base.limits import Limit
 from gomoku.engine.game.rules import Rule
 
 from conftest import LOAD_SLACK_S
@@ -175,9 +175,9 @@ FIVE_AGAINST_FIVE = [(10, 6), (7, 8), (7, 6), (6, 5), (9, 7), (8, 6), (10, 7), (
 
 
 def test_own_five_beats_blocking_the_opponents_five():
-    from gomoku.engine.agent import think
+    from gomoku.engine.player.agent import think
     from gomoku.engine.game.board import Board
-    from gomoku.engine.limits import Limit
+    from gomoku.engine.base.limits import Limit
     b = Board.from_moves(15, FIVE_AGAINST_FIVE)
     assert b.would_win(7, 10) and b.would_win(11, 4, color=3 - b.to_move)
     r = think(b, Limit(turn_time=0.5))

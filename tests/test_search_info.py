@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from gomoku.engine.limits import PlayResult, SearchInfo
+from gomoku.engine.base.limits import PlayResult, SearchInfo
 
 
 def _xy(m: tuple[int, int]) -> str:

@@ -80,7 +80,7 @@ def test_two_players_with_different_parameters_search_differently_and_share_noth
     # and through the spec, as a match makes the players
     a = make_player("classical:depth=6")
     c = make_player("classical:depth=6,lmr_div=0.8,mc_quiet_cap=8")
-    from gomoku.engine.limits import Limit
+    from gomoku.engine.base.limits import Limit
     ra, rc = a.play(b, Limit()), c.play(b, Limit())
     assert ra.info["nodes"] == first.nodes and rc.info["nodes"] == other.nodes
 

@@ -8,10 +8,10 @@ import threading
 import numpy as np
 import pytest
 
-from gomoku.engine.agent import EnginePlayer, think
+from gomoku.engine.player.agent import EnginePlayer, think
 from gomoku.engine.game.board import Board
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.limits import Limit
+from gomoku.engine.base.limits import Limit
 from gomoku.engine.match.players import SpecError, make_player, parse_spec
 from gomoku.engine.search import evaluation
 

@@ -15,7 +15,7 @@ import pytest
 
 from gomoku.engine.game.board import Board
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.limits import Limit
+from gomoku.engine.base.limits import Limit
 from gomoku.engine.match.players import make_player
 from gomoku.engine.match import sanity
 from gomoku.weights.manifest import BATTERY_WITHDRAWAL, read_manifest, sha256_file, usable_nets

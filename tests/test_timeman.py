@@ -1,11 +1,11 @@
-"""engine.timeman: deadlines from the protocol's clocks."""
+"""engine.base.timeman: deadlines from the protocol's clocks."""
 from __future__ import annotations
 
 import pytest
 
-from gomoku.engine import timeman
-from gomoku.engine.limits import UNLIMITED_MS
-from gomoku.engine.timeman import TimeInfo, compute_budget
+from gomoku.engine.base import timeman
+from gomoku.engine.base.limits import UNLIMITED_MS
+from gomoku.engine.base.timeman import TimeInfo, compute_budget
 
 
 def info(**kw) -> TimeInfo:
@@ -98,7 +98,7 @@ def test_table_memory():
 def test_the_brains_tables_under_gomocups_limit_and_below_what_it_needs():
     # one memory figure: the TT keeps its full 32 MiB under Gomocup's 350 MB, and a limit
     # below the brain's own memory leaves the smallest tables, the floor's half for the TT
-    from gomoku.engine.agent import _table_bytes
+    from gomoku.engine.player.agent import _table_bytes
     mb = 1024 * 1024
     assert timeman.table_memory_bytes(367001600) == 350 * mb - timeman.BRAIN_RESIDENT_BYTES - 32 * mb
     assert _table_bytes(367001600) == 32 * mb
@@ -107,7 +107,7 @@ def test_the_brains_tables_under_gomocups_limit_and_below_what_it_needs():
 
 
 def test_search_deadlines_from_a_limit():
-    from gomoku.engine.limits import Limit
+    from gomoku.engine.base.limits import Limit
     s = 100.0
     assert timeman.search_deadlines(Limit(turn_time=0), s).instant
     assert timeman.search_deadlines(Limit(time_left=0.0), s).instant

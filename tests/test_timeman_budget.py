@@ -1,12 +1,12 @@
-"""engine.timeman.time_budget: the seconds a duration-taking searcher (MCTS) may use. The MCTS
-player takes it from timeman, not from engine.agent (which imports the player):
+"""engine.base.timeman.time_budget: the seconds a duration-taking searcher (MCTS) may use. The MCTS
+player takes it from timeman, not from engine.player.agent (which imports the player):
 tests/test_imports.py holds that no import of the player's reaches the agent."""
 from __future__ import annotations
 
 import pytest
 
-from gomoku.engine.limits import Limit
-from gomoku.engine.timeman import SOFT_SHARE, TURN_MARGIN_S, time_budget
+from gomoku.engine.base.limits import Limit
+from gomoku.engine.base.timeman import SOFT_SHARE, TURN_MARGIN_S, time_budget
 
 
 def test_no_clock_and_a_node_limit_give_no_budget():

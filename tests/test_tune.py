@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from gomoku.engine.search import evaluation, tuning
-from gomoku.engine.agent import quick_move
+from gomoku.engine.player.agent import quick_move
 from gomoku.engine.game.board import Board
 from gomoku.engine.game.core import C_F3, C_F4, C_FIVE, C_WEAK, NUM_PAIRS, PAIR_NAMES
 from gomoku.engine.search.evaluation import EvalTables

@@ -6,7 +6,7 @@ import pytest
 def test_warm_up_reaches_the_search_and_solvers():
     """The suite's set-up ran warm_up() in this process (conftest) and nothing else yet needs
     these: each has a compiled signature only if the warm-up reached it."""
-    from gomoku.engine import warmup
+    from gomoku.engine.player import warmup
     from gomoku.engine.search import dfpn, pvs, threats
     warmup.warm_up()
     missing = [f.__name__ for f in (pvs.root_search, pvs.root_moves,
@@ -17,7 +17,7 @@ def test_warm_up_reaches_the_search_and_solvers():
 
 
 def test_plans_cover_every_step_once_for_any_number_of_processes(monkeypatch):
-    from gomoku.engine import warmup
+    from gomoku.engine.player import warmup
     extra = len(set(warmup.step_names()) - {s for g in warmup.GROUPS for s in g})   # hooks not grouped
     for jobs in range(1, 7):
         plan = warmup.plan_processes(jobs)
@@ -36,7 +36,7 @@ def test_plans_cover_every_step_once_for_any_number_of_processes(monkeypatch):
 def test_compile_in_processes_reports_each_step_and_a_failing_child_is_one_clear_error(monkeypatch):
     """The children really run (from the warm cache here, quickly) and report every step; a
     child that fails is one clear error."""
-    from gomoku.engine import warmup
+    from gomoku.engine.player import warmup
     monkeypatch.setattr(warmup, "plan_processes",
                         lambda jobs: [["playouts"], ["board core (caro)", "board core (renju)"]])
     seen = []
@@ -52,8 +52,8 @@ def test_ensure_compiled_draws_progress_and_marks_the_cache_warm(monkeypatch):
 
     from rich.console import Console
 
-    from gomoku.engine import warmup
-    from gomoku.engine import numba_cache
+    from gomoku.engine.player import warmup
+    from gomoku.engine.base import numba_cache
     from gomoku.tools import prepare
     marked = []
     monkeypatch.setattr(numba_cache, "cache_is_warm", lambda *a: False)

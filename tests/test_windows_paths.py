@@ -14,7 +14,7 @@ LOAD_WITHOUT_FCNTL = """
 import sys
 sys.modules["fcntl"] = None          # import fcntl now raises ImportError, as on Windows
 from gomoku.protocol.engine_loader import EngineLoader
-from gomoku.engine import numba_cache
+from gomoku.engine.base import numba_cache
 loader = EngineLoader(warmup=False).start()
 assert loader.wait(120), loader.failed
 assert loader.failed is None, loader.failed

@@ -1,4 +1,4 @@
-"""`gomoku analyze RECORD`: review a recorded game with the engine (engine.review).
+"""`gomoku analyze RECORD`: review a recorded game with the engine (engine.player.review).
 
 Reads what `play --save`, `match --sgf/--psq` and Piskvork write (.sgf, collections included,
 and .psq), searches every position at one budget over worker processes, prints the report
@@ -70,8 +70,8 @@ def analyze(record: Path, game: Optional[int], seconds: Optional[float], nodes: 
     """Review the game in RECORD (.sgf or .psq): every move's winning chance before and after
     it, the engine's move, forced wins the threat solvers prove, renju fouls, the mistakes
     marked ?! ? ?? and the move that lost the game."""
-    from gomoku.engine.limits import Limit
-    from gomoku.engine.review import DEFAULT_NODES, review_game
+    from gomoku.engine.base.limits import Limit
+    from gomoku.engine.player.review import DEFAULT_NODES, review_game
     if seconds is not None and nodes is not None:
         raise click.UsageError("give --time or --nodes, not both")
     sgf_out = _suffix(out, "--out", ".sgf")
@@ -129,9 +129,9 @@ def show_review(review: Any, record: Path, number: int, games: int, sgf_out: Opt
                 json_out: Optional[Path], plot_out: Optional[Path]) -> None:
     """Print the report and write the files asked for (each atomically): after Ctrl-C too,
     with what was reviewed."""
-    from gomoku.engine.agent import searcher_name
+    from gomoku.engine.player.agent import searcher_name
     from gomoku.engine.game import records
-    from gomoku.engine.review import review_json, sgf_annotations
+    from gomoku.engine.player.review import review_json, sgf_annotations
     from gomoku.tools.review_view import game_line, report_lines, write_plot
     for line in report_lines(review, str(record), number, games, engine=searcher_name(None)):
         click.echo(line)
@@ -142,7 +142,7 @@ def show_review(review: Any, record: Path, number: int, games: int, sgf_out: Opt
             records.write_text(sgf_out, text)
             written.append(str(sgf_out))
         if json_out is not None:
-            from gomoku.engine.fileio import write_atomic
+            from gomoku.engine.base.fileio import write_atomic
             write_atomic(json_out, json.dumps(review_json(review, str(record), number), indent=1) + "\n")
             written.append(str(json_out))
         if plot_out is not None:

@@ -105,7 +105,7 @@ def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, net
     from gomoku.engine.search import alphabeta
     from gomoku.engine.game.board import Board
     from gomoku.engine.game.rules import parse_rule
-    from gomoku.engine.warmup import warm_up
+    from gomoku.engine.player.warmup import warm_up
     from gomoku.tools.prepare import ensure_compiled
 
     ensure_compiled()           # a cold install compiles here, with a progress bar, untimed

@@ -32,7 +32,7 @@ def child_main(out_path: str) -> None:
     figures go to `out_path` as JSON."""
     from numba.core import event
 
-    from gomoku.engine import warmup
+    from gomoku.engine.player import warmup
 
     stack: list[list[Any]] = []          # [key, start, seconds of nested compiles]
     funcs: dict[str, dict[str, Any]] = {}

@@ -77,7 +77,7 @@ def freeze(out_dir: Path, name: str, work_dir: Optional[Path]) -> None:
         raise click.ClickException("PyInstaller is not installed: pip install pyinstaller") from None
     from rich.console import Console
 
-    from gomoku.engine.fileio import write_atomic
+    from gomoku.engine.base.fileio import write_atomic
     from gomoku.tools.options import output_path
     output_path(out_dir, "OUT_DIR", folder=True)
     console = Console(stderr=True)

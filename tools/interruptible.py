@@ -10,7 +10,7 @@ Four ways a Ctrl-C was lost or late, and what `install` (the first thing `gomoku
 - Caught but not run. Python runs a handler only between bytecodes of the main thread; during
   a jitted search it waits until the search returns (seconds). The signal also wakes a thread
   here (signal.set_wakeup_fd: the C-level handler writes to a socket at once), which calls
-  engine.interrupt.trip: it sets the stop slot of the searches' control blocks (MCTS polls its
+  engine.base.interrupt.trip: it sets the stop slot of the searches' control blocks (MCTS polls its
   flag), the search returns within a node, and the handler's KeyboardInterrupt then ends the
   command the usual way (the match's score so far, the training's saved state, no
   half-written study result).
@@ -35,7 +35,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from gomoku.engine import interrupt
+from gomoku.engine.base import interrupt
 
 #: seconds the main thread has, after Ctrl-C, to reach Python code (where the KeyboardInterrupt
 #: starts the command's own clean stop) before the process is ended from the Ctrl-C thread: a
@@ -150,7 +150,7 @@ def exit_interrupted(status: object) -> None:
 def run_interruptibly(fn: Callable[[], Any]) -> Any:
     """Run fn in a worker thread so Ctrl-C reaches the main thread while an engine thinks (the
     main thread only waits, in a wait signals interrupt); the engine's search, which Ctrl-C
-    stops once `install` armed engine.interrupt, ends too instead of thinking on behind the
+    stops once `install` armed engine.base.interrupt, ends too instead of thinking on behind the
     game's exit."""
     box: dict[str, Any] = {}
 

@@ -50,7 +50,7 @@ def _settings_path(path: Path) -> Path:
 
 def _check_settings(path: Path, settings: dict[str, Any], existing_games: int) -> None:
     """Write FILE.json for a new file; refuse a rerun whose settings differ from it."""
-    from gomoku.engine.fileio import write_atomic
+    from gomoku.engine.base.fileio import write_atomic
     sp = _settings_path(path)
     if existing_games and sp.is_file():
         try:

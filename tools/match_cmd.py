@@ -492,7 +492,7 @@ def json_data(summary: MatchSummary, settings: dict[str, Any], finished: bool) -
 
 def write_json(path: Path, summary: MatchSummary, settings: dict[str, Any], finished: bool) -> None:
     """Replace the --json file atomically (temp file, fsync, rename). Raises OSError."""
-    from gomoku.engine.fileio import write_atomic
+    from gomoku.engine.base.fileio import write_atomic
     write_atomic(path, json.dumps(json_data(summary, settings, finished), indent=1) + "\n")
 
 

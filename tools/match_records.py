@@ -1,7 +1,7 @@
 """The game records of one `gomoku match`: `--sgf FILE` and `--psq DIR`, as `--json` is.
 
 A match's records are that match's games. The SGF collection is rewritten whole (atomically,
-through engine.fileio) after every game, in game order, so an interrupted match leaves the games
+through engine.base.fileio) after every game, in game order, so an interrupted match leaves the games
 it played and a second run of the same command leaves its own games, not the first run's
 followed by the second's (a file that grew 2, 4, 6 games over three runs, two of them `GN[1]`,
 was what appending gave). `--psq DIR` likewise: the `game_NNNN.psq` files an earlier match left

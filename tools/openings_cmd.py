@@ -33,7 +33,7 @@ def _header_batches(lines: list[str]) -> int:
 
 
 def _write(path: Path, openings: list[str], batches: int, command: str, what: str) -> None:
-    from gomoku.engine.fileio import write_atomic
+    from gomoku.engine.base.fileio import write_atomic
     head = [f"# {len(openings)} {what}, judged even by the classical search (gomoku openings)",
             f"# command: {command}",
             f"# batches: {batches}"]
@@ -62,7 +62,7 @@ def openings(out: Path, count: int, rule: Rule, size: int, nodes: int, margin: i
     every batch and a rerun goes on where it stopped."""
     from gomoku.engine.match.opening_book import BATCH_SEED_STRIDE, BookSettings, canonical, find_balanced
     from gomoku.engine.match.openings import OpeningError, load_openings, to_pos_string
-    from gomoku.engine.processes import KillablePool
+    from gomoku.engine.base.processes import KillablePool
     r = rule
     output_path(out, "OUT")
     lines: list[str] = []

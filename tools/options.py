@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 
 import click
 
-from gomoku.engine.fileio import cannot_read
+from gomoku.engine.base.fileio import cannot_read
 from gomoku.engine.game.rules import Rule, parse_rule
 from gomoku.engine.game.size import parse_board_size
 
@@ -115,7 +115,7 @@ def output_path(path: Optional[str | Path], option: str, folder: bool = False) -
     a path that cannot be written is a usage error of `option`, in one line."""
     if path is None or str(path) == "-":
         return None if path is None else Path(path)
-    from gomoku.engine.fileio import check_writable
+    from gomoku.engine.base.fileio import check_writable
     p = Path(path).expanduser()
     why = check_writable(p, folder=folder)
     if why:

@@ -23,7 +23,7 @@ from rich.markup import escape
 
 from gomoku.engine.game import nrecord
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.limits import Limit, PlayResult, SearchInfo
+from gomoku.engine.base.limits import Limit, PlayResult, SearchInfo
 from gomoku.engine.game.nboard import NBoard, NBoardError, check_game
 from gomoku.tools import render
 from gomoku.tools.play_session import GAME_OVER_HINT, SEAT_LOOK, Seat, Session, catch_ctrl_c, run_session

@@ -22,7 +22,7 @@ from typing import Any, Callable, ClassVar, Optional
 from rich.console import Console
 from rich.markup import escape
 
-from gomoku.engine.limits import Limit, PlayResult, SearchInfo
+from gomoku.engine.base.limits import Limit, PlayResult, SearchInfo
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.game.stones import EMPTY
 from gomoku.tools import render

@@ -19,7 +19,7 @@ from rich.markup import escape
 from gomoku.engine.game import records
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.game.stones import BLACK, EMPTY, WHITE
-from gomoku.engine.limits import Limit, PlayResult, SearchInfo
+from gomoku.engine.base.limits import Limit, PlayResult, SearchInfo
 from gomoku.tools import render
 from gomoku.tools.interruptible import run_interruptibly
 from gomoku.tools.play_session import SEAT_LOOK, Outcome, Seat, Session, print_rows, screen_rows
@@ -244,8 +244,8 @@ class TwoPlayerSession(Session):
         self.engine_ready()
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        from gomoku.engine.agent import searcher_name
-        from gomoku.engine.review import review_game
+        from gomoku.engine.player.agent import searcher_name
+        from gomoku.engine.player.review import review_game
         from gomoku.tools.review_view import report_lines
         with Progress(TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(), TextColumn("positions"),
                       TimeRemainingColumn(), console=self.console, transient=True) as bar:
@@ -258,9 +258,9 @@ class TwoPlayerSession(Session):
 
     def show_hint(self) -> None:
         try:
-            from gomoku.engine.agent import think
+            from gomoku.engine.player.agent import think
         except ImportError:
-            self.messages.append("[red]No hint:[/red] the engine (gomoku.engine.agent) is not available.")
+            self.messages.append("[red]No hint:[/red] the engine (gomoku.engine.player.agent) is not available.")
             return
         b = self.board
         self.engine_ready()

@@ -22,8 +22,8 @@ def ensure_compiled(console: Optional[Console] = None, force: bool = False,
     click.ClickException with one line if compiling fails."""
     import click
 
-    from gomoku.engine import warmup
-    from gomoku.engine import numba_cache
+    from gomoku.engine.player import warmup
+    from gomoku.engine.base import numba_cache
 
     if not force and numba_cache.cache_is_warm():
         return None
@@ -52,7 +52,7 @@ class _Bar:
     def __init__(self, console: Console, plan: list[list[str]], jobs: int) -> None:
         from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
-        from gomoku.engine.warmup import STEP_COST
+        from gomoku.engine.player.warmup import STEP_COST
         self.cost = {s: STEP_COST.get(s, 10.0) for group in plan for s in group}
         self.pending = [list(group) for group in plan]       # per process: steps not done yet
         self.t0 = time.perf_counter()
@@ -119,7 +119,7 @@ class BackgroundCompile:
     def __init__(self, jobs: Optional[int] = None, first: Optional[Callable[[], None]] = None) -> None:
         import threading
 
-        from gomoku.engine import warmup
+        from gomoku.engine.player import warmup
         self.jobs = jobs or max(1, min(len(warmup.GROUPS), os.cpu_count() or 1))
         self.plan = warmup.plan_processes(self.jobs)
         self.cost = {s: warmup.STEP_COST.get(s, 10.0) for group in self.plan for s in group}
@@ -137,7 +137,8 @@ class BackgroundCompile:
         return self
 
     def _run(self) -> None:
-        from gomoku.engine import numba_cache, warmup
+        from gomoku.engine.base import numba_cache
+        from gomoku.engine.player import warmup
 
         def poll() -> None:
             if self._cancel.is_set():
@@ -217,7 +218,7 @@ def start_compile(jobs: Optional[int] = None, board: Any = None) -> Optional[Bac
     move, it took 15 s once the children shared the two cores; done before the board, it
     delayed the board as long. A move typed meanwhile waits on numba's compiler lock for
     what is left of it; the children load it from the cache."""
-    from gomoku.engine import numba_cache
+    from gomoku.engine.base import numba_cache
     if numba_cache.cache_is_warm():
         return None
     cells = [] if board is None or board.game_over else board.empty_cells()

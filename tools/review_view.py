@@ -1,4 +1,4 @@
-"""What a person reads and looks at of a game review (engine.review): the 80-column report and
+"""What a person reads and looks at of a game review (engine.player.review): the 80-column report and
 the plot of the winning chance. `gomoku analyze` and `gomoku play`'s `review` both show them.
 
 matplotlib is optional (the train and dev extras bring it): it is imported only when a plot is
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.review import (COLOUR, MARKS, GameReview, move_name, percent, summary_lines)
+from gomoku.engine.player.review import (COLOUR, MARKS, GameReview, move_name, percent, summary_lines)
 
 #: the report's width: an 80-column terminal
 WIDTH = 80
@@ -99,7 +99,7 @@ def write_plot(review: GameReview, path: Path, title: str) -> Optional[str]:
         import matplotlib.pyplot as plt
     except ImportError:
         return MATPLOTLIB_MISSING
-    from gomoku.engine.fileio import write_atomic_with
+    from gomoku.engine.base.fileio import write_atomic_with
     curve = [(n, 100 * c) for n, c in review.black_chance() if c is not None]
     fig, ax = plt.subplots(figsize=(PLOT_SIZE[0] / PLOT_DPI, PLOT_SIZE[1] / PLOT_DPI), dpi=PLOT_DPI)
     try:

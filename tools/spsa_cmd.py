@@ -52,7 +52,7 @@ class SpsaRun:
             raise click.ClickException(f"{path}: cannot continue this run ({str(exc).splitlines()[0]})") from None
 
     def _save(self, row: list[Any]) -> None:
-        from gomoku.engine.fileio import append_text, write_atomic
+        from gomoku.engine.base.fileio import append_text, write_atomic
         from gomoku.engine.search.params import DEFAULT, save_params
         st = self.state
         hist = self.folder / HISTORY
@@ -69,7 +69,7 @@ class SpsaRun:
 
     def trim_history(self) -> None:
         """Drop history rows past the state's iteration (a kill after the row, before the state)."""
-        from gomoku.engine.fileio import write_atomic
+        from gomoku.engine.base.fileio import write_atomic
         hist = self.folder / HISTORY
         if not hist.is_file():
             return
@@ -115,7 +115,7 @@ def plot_paths(folder: Path) -> Optional[str]:
         import matplotlib.pyplot as plt
     except ImportError:
         return "the plot needs matplotlib: pip install matplotlib"
-    from gomoku.engine.fileio import write_atomic_with
+    from gomoku.engine.base.fileio import write_atomic_with
     lines = (folder / HISTORY).read_text(encoding="utf-8").splitlines()
     head, rows = lines[0].split(","), [ln.split(",") for ln in lines[1:] if ln]
     names = head[4:]
@@ -143,7 +143,7 @@ def run(names: Sequence[str], folder: Path, iterations: int, nodes: int, rule: R
     """The command: a new run in `folder`, or the one there continued (same settings)."""
     from gomoku.engine.match.games import GameSettings
     from gomoku.engine.match.pool import any_worker_init
-    from gomoku.engine.processes import KillablePool
+    from gomoku.engine.base.processes import KillablePool
     from gomoku.engine.search.spsa import SpsaState
     from gomoku.tools.match_cmd import choose_openings
     from gomoku.tools.options import INTERRUPTED, live_view

@@ -78,7 +78,7 @@ def study(name: Optional[str], scale: str, out: Optional[str], list_only: bool) 
               "machine": _machine(), "cores": os.cpu_count(),
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "table": result.table, "paper_table": result.paper_table, "data": result.data}
-    from gomoku.engine.fileio import write_atomic
+    from gomoku.engine.base.fileio import write_atomic
     try:
         write_atomic(folder / "result.json", json.dumps(record, indent=1) + "\n")
         write_atomic(folder / "result.md", md)

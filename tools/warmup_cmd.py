@@ -15,8 +15,8 @@ def warmup(jobs: int | None) -> None:
     while playing quick fallback moves."""
     from rich.console import Console
 
-    from gomoku.engine.warmup import warm_up
-    from gomoku.engine.numba_cache import mark_warm
+    from gomoku.engine.player.warmup import warm_up
+    from gomoku.engine.base.numba_cache import mark_warm
     from gomoku.tools.prepare import ensure_compiled
 
     console = Console(stderr=True)

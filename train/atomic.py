@@ -1,7 +1,7 @@
 """Writing files so that a kill -9 at any instant leaves either the old file or the new one.
 
 Every file the trainer keeps (replay shards, checkpoints, run state, metrics, nets) goes
-through these names, which are the engine's one atomic write (`engine.fileio`: temporary
+through these names, which are the engine's one atomic write (`engine.base.fileio`: temporary
 file beside the target, fsync, rename, folder fsync) under the trainer's vocabulary, plus
 the JSON layout the run folder uses. A reader therefore never sees half a file under the
 final name, and `clean_temporaries` sweeps what a killed run left behind.
@@ -12,7 +12,7 @@ import json
 import os
 from typing import Any, Callable
 
-from gomoku.engine.fileio import TMP_PREFIX, clean_temporaries, write_atomic_bytes, write_atomic_with
+from gomoku.engine.base.fileio import TMP_PREFIX, clean_temporaries, write_atomic_bytes, write_atomic_with
 
 __all__ = ["TMP_PREFIX", "clean_temporaries", "write_bytes", "write_json", "write_with"]
 

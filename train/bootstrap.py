@@ -14,7 +14,7 @@ from typing import Optional
 import numpy as np
 
 from gomoku.engine.game.board import Board
-from gomoku.engine.limits import Limit
+from gomoku.engine.base.limits import Limit
 from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE
 from gomoku.engine.game.rules import Rule, parse_rule
 
@@ -43,7 +43,7 @@ def play_classical_games(width: int, height: int, rule: str, n_games: int, seed:
     Variety comes from 1..opening_moves random stones near the centre (not recorded) and, with
     probability `explore` per move, a random move next to the stones played instead of the
     engine's (its target stays the engine's move). progress(games_done, moves) as games end."""
-    from gomoku.engine.agent import EnginePlayer
+    from gomoku.engine.player.agent import EnginePlayer
     rng = np.random.default_rng(seed)
     r = parse_rule(rule)
     learned = None

@@ -119,7 +119,7 @@ class RunConfig:
         return out
 
     def worker_count(self) -> int:
-        from gomoku.engine.processes import usable_cores
+        from gomoku.engine.base.processes import usable_cores
         return self.workers if self.workers > 0 else usable_cores()
 
     def save(self, run: Path) -> None:

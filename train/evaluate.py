@@ -213,7 +213,7 @@ def play_nmatch(a: str, b: str, width: int, height: int, rule: str, win_length: 
         import multiprocessing as mp
         from concurrent.futures import as_completed
 
-        from gomoku.engine.processes import KillablePool
+        from gomoku.engine.base.processes import KillablePool
         ex = KillablePool(len(jobs), mp_context=mp.get_context("spawn"), initializer=_ignore_sigint)
         clean = False
         try:

@@ -15,7 +15,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional
 
-from gomoku.engine.processes import KillablePool
+from gomoku.engine.base.processes import KillablePool
 
 from .games import TrainingGame, from_selfplay
 

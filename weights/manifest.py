@@ -34,7 +34,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from gomoku.engine.fileio import write_atomic
+from gomoku.engine.base.fileio import write_atomic
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1

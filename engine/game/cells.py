@@ -25,7 +25,7 @@ from numba import njit
 
 from .core import PAD, is_forbidden_at
 from .rules import Rule
-from ..numba_cache import drop_stale_cache
+from ..base.numba_cache import drop_stale_cache
 
 # the jitted code here embeds these modules' functions (see numba_cache.drop_stale_cache)
 drop_stale_cache(__file__, ('game.core', 'game.patterns'))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Union
 
-from gomoku.engine import fileio
+from gomoku.engine.base import fileio
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.game.stones import BLACK, EMPTY, WHITE
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from gomoku.engine import fileio
+from gomoku.engine.base import fileio
 
 FORMAT, VERSION = "gomoku-nplayer", 1
 
@@ -85,7 +85,7 @@ class NGameRecord:
 
 
 def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """engine.fileio.write_atomic (temp file, fsync, rename, parent folders made), with a
+    """engine.base.fileio.write_atomic (temp file, fsync, rename, parent folders made), with a
     failure turned into ValueError with one line, as the n-player commands report it."""
     try:
         fileio.write_atomic(Path(path).expanduser(), text)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Optional, Sequence, Union
 
-from gomoku.engine import fileio
+from gomoku.engine.base import fileio
 from gomoku.engine.game.gamerecord import (BLACK, EMPTY, MAX_SIDE, RESULT_BLACK, RESULT_DRAW, WHITE, GameRecord, Move,
                                           PathLike, read_text, write_text)
 from gomoku.engine.game.rules import Rule, parse_rule

@@ -18,7 +18,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from gomoku.engine.processes import KillablePool
+from gomoku.engine.base.processes import KillablePool
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.match import stats
 from gomoku.engine.match.games import BLACK, WHITE, GameResult, GameSettings, play_game

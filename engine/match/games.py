@@ -25,7 +25,7 @@ from typing import Any, Optional
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.game.seats import Game
 from gomoku.engine.game.stones import BLACK, EMPTY, WHITE
-from gomoku.engine.limits import Limit
+from gomoku.engine.base.limits import Limit
 from gomoku.engine.match.openings import Opening
 from gomoku.engine.match.players import Player, PlayerFactory, make_player
 from gomoku.engine.match.referee import ColourWords, referee

@@ -31,9 +31,9 @@ from typing import Any, Callable, Optional, Sequence
 
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.game.seats import Game, NBoardError, SeatBoard
-from gomoku.engine.limits import Limit, Player
+from gomoku.engine.base.limits import Limit
 from gomoku.engine.match.openings import Opening
-from gomoku.engine.match.players import PlayerSpec, SpecError, make_player, parse_spec
+from gomoku.engine.match.players import Player, PlayerSpec, SpecError, make_player, parse_spec
 from gomoku.engine.match.specs import MANY_SEAT_KINDS
 from gomoku.engine.match.referee import SeatWords, referee
 

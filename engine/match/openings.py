@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from gomoku.engine.fileio import cannot_read
+from gomoku.engine.base.fileio import cannot_read
 from gomoku.engine.game.rules import Rule
 
 Move = tuple[int, int]

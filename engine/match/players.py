@@ -30,13 +30,33 @@ import shlex
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Optional, Protocol, runtime_checkable
 
-from gomoku.engine.limits import Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
+from gomoku.engine.base.limits import Limit, PlayResult
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.match.specs import (BY_NAME as KIND_ROWS, BY_SPEC_KIND, SEARCH_KEYS, Kind, Value, kind_list,
                                        kind_named)
 from gomoku.engine.search.params import Number, SearchParams, load_params
+
+if TYPE_CHECKING:  # the board pulls in numba; a spec parser needs none of it
+    from gomoku.engine.game.board import Board
+
+
+#: in engine.match, not beside Limit in engine.base: its signature names the game's Rule and
+#: Board, and the base layer imports nothing of the game
+@runtime_checkable
+class Player(Protocol):
+    """Anything that can play a game: the classical engine, an ONNX net, an external brain.
+
+    The match runner, the brain and `gomoku play` only ever talk to this interface."""
+
+    name: str
+
+    def new_game(self, width: int, height: int, rule: Rule) -> None: ...
+
+    def play(self, board: "Board", limit: Limit) -> PlayResult: ...
+
+    def close(self) -> None: ...
 
 
 # ----------------------------------------------------------------------------- errors
@@ -487,7 +507,7 @@ def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout
     if spec.kind == "random":
         return RandomPlayer(spec.whole("seed"), name=spec.name)
     if spec.kind == "classical":
-        from gomoku.engine.agent import EnginePlayer  # late: parsing specs must not load the search
+        from gomoku.engine.player.agent import EnginePlayer  # late: parsing specs must not load the search
         return EnginePlayer(level=spec.whole("level"), depth=spec.whole("depth"), nodes=spec.whole("nodes"),
                             name=spec.name,
                             tables=_load_tables(spec.path("tables") or "", spec.text) if "tables" in spec.options

@@ -10,7 +10,7 @@ from typing import Optional, Union
 
 from gomoku.engine.game.board import Board
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.limits import Limit
+from gomoku.engine.base.limits import Limit
 from gomoku.engine.match.games import BLACK, COLOUR, WHITE, GameResult, GameSettings, other_colour, play_game
 from gomoku.engine.match.openings import Opening
 from gomoku.engine.match.players import Player, PlayerError, PlayerSpec, parse_spec

@@ -18,7 +18,7 @@ import sys
 from typing import Any, Callable, Optional
 
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.limits import Limit, PlayResult
+from gomoku.engine.base.limits import Limit, PlayResult
 
 #: seconds a child has to build, export and check one net (torch's import takes most of it)
 MAKE_TIMEOUT = 300.0

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from gomoku.engine.game.seats import SeatBoard
-from gomoku.engine.limits import Limit, Player, PlayResult
-from gomoku.engine.match.players import PlayerError, PlayerTimeout
+from gomoku.engine.base.limits import Limit, PlayResult
+from gomoku.engine.match.players import Player, PlayerError, PlayerTimeout
 
 
 @dataclass

@@ -171,7 +171,7 @@ def policy_top(evaluator, pos: Position) -> tuple[int, int]:
 def player_move(path: str, pos: Position, playouts: int, seed: int = SEED) -> tuple[int, int]:
     """The move the net's MCTS player makes: the player `gomoku play --opponent FILE.onnx` makes,
     at `playouts`, seeded, no clock."""
-    from ..limits import Limit
+    from ..base.limits import Limit
     from .players import make_player
     player = make_player(f"{path}:playouts={playouts},seed={seed}", win_length=pos.win_length, players=pos.players)
     try:

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from ..limits import Limit, PlayResult
-from ..timeman import table_memory_bytes, time_budget
+from ..base.limits import Limit, PlayResult
+from ..base.timeman import table_memory_bytes, time_budget
 from ..game.rules import Rule
-from ..interrupt import either
+from ..base.interrupt import either
 from .search import MCTS, MCTSConfig
 
 if TYPE_CHECKING:   # the solvers load when a probe first runs
@@ -106,7 +106,7 @@ class MCTSPlayer:
         deadline = None if budget is None else t0 + max(0.0, budget - (time.perf_counter() - t0))
         if budget is not None and budget <= 0:
             playouts = 1
-        # Ctrl-C ends the search too once a command armed it (engine.interrupt): `gomoku play`
+        # Ctrl-C ends the search too once a command armed it (engine.base.interrupt): `gomoku play`
         # thinks on a worker thread, which the main thread's KeyboardInterrupt does not reach
         res = mcts.search(playouts=playouts, deadline=deadline, stop=either(stop))
         move = res.move

@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from ..net.planes import fill_planes
-from ..numba_cache import drop_stale_cache
+from ..base.numba_cache import drop_stale_cache
 from ..game.cells import is_legal, has_stone_within, winning_cells, wins_at
 
 # the jitted code here embeds these modules' functions (see numba_cache.drop_stale_cache)

@@ -44,7 +44,7 @@ from gomoku.engine.game.core import (M_COUNT, M_EMPTY, M_HEIGHT, M_STRIDE, M_TOM
                                      PATTERN_COUNTS, BoardState, make_move, undo_move)
 from gomoku.engine.game.patterns import F5
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.limits import Limit, PlayResult
+from gomoku.engine.base.limits import Limit, PlayResult
 from gomoku.engine.net.critic_file import FEATURE_SETS, CriticNet
 
 #: the 30 set's seven line patterns, strongest first (patterns.F5 .. B2)

@@ -27,7 +27,7 @@ from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.search import dfpn, evaluation, threats
 from gomoku.engine.search.params import DEFAULT as DEFAULT_PARAMS, SearchParams
 from gomoku.engine.search.pvs import refutes_vcf, root_moves, root_search
-from gomoku.engine.timeman import Deadlines, exact_deadlines
+from gomoku.engine.base.timeman import Deadlines, exact_deadlines
 from gomoku.engine.search.threats import C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, vcf
 from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, INF, MAXPLY, P_ASP_DEPTH, P_ASPIRATION,
                                          P_NET, P_NET_ORDER, P_NET_SHARE, P_RAISED, SearchCtx, WIN, WIN_MIN,
@@ -259,7 +259,7 @@ class Searcher:
         """Search the position in `st` (restored afterwards) for the side to move.
 
         Stops at `max_depth` completed iterations, `node_limit` nodes, the soft deadline of
-        `deadlines` (engine.timeman; `time_limit` seconds is exactly that long) or when `stop`
+        `deadlines` (engine.base.timeman; `time_limit` seconds is exactly that long) or when `stop`
         is set, whichever first; always returns the best move of the last completed
         iteration (or of the root ordering if none completed). With `clear` False the TT of this
         player's last search under the same rule is kept (killers and history are not): its
@@ -511,7 +511,7 @@ def _finish(res: SearchResult, ctrl: np.ndarray, t0: float) -> SearchResult:
 
 
 def warm_up() -> None:
-    """Compile/load the search for the argument types the agent uses (engine.warmup hook)."""
+    """Compile/load the search for the argument types the agent uses (engine.player.warmup hook)."""
     from gomoku.engine.game.board import Board
     from gomoku.engine.game.rules import Rule
     for rule in Rule:

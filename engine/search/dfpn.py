@@ -353,7 +353,7 @@ def solve_vct(st: BoardState, node_limit: int = 0, ctrl: Optional[np.ndarray] = 
 
 
 def warm_up() -> None:
-    """Compile/load the solver and its proof walk (engine.warmup hook): the root probe finds
+    """Compile/load the solver and its proof walk (engine.player.warmup hook): the root probe finds
     no win in the search's own warm-up position, so nothing else reaches them."""
     from gomoku.engine.game.board import Board
     b = Board.from_moves(15, [(7, 7), (0, 0), (8, 7), (0, 2), (7, 8), (0, 4), (8, 9), (14, 14)])

@@ -47,7 +47,7 @@ from typing import Mapping, NamedTuple, Optional
 
 import numpy as np
 
-from gomoku.engine.fileio import cannot_read, write_atomic
+from gomoku.engine.base.fileio import cannot_read, write_atomic
 from gomoku.engine.game.core import C_FIVE, C_WEAK, NUM_CLASSES, NUM_PAIRS
 from gomoku.engine.game.patterns import B1, F5, NUM_PATTERNS
 from gomoku.engine.game.rules import NUM_RULES, Rule, parse_rule
@@ -99,7 +99,7 @@ def tables_to_json(by_rule: Mapping[int, EvalTables]) -> str:
 
 
 def save_tables(path: str | os.PathLike, by_rule: Mapping[int, EvalTables]) -> None:
-    """Write a tables file atomically (engine.fileio's one atomic write): a match or a brain
+    """Write a tables file atomically (engine.base.fileio's one atomic write): a match or a brain
     reading it meanwhile sees the old file or the new one, never half of one."""
     write_atomic(Path(path), tables_to_json(by_rule))
 

@@ -32,7 +32,7 @@ from numba import njit
 
 from gomoku.engine.game.core import M_COUNT, M_HEIGHT, M_RULE, M_TOMOVE, M_WIDTH, BoardState, make_move, undo_move
 from gomoku.engine.game.rules import R_FREESTYLE
-from gomoku.engine.numba_cache import drop_stale_cache
+from gomoku.engine.base.numba_cache import drop_stale_cache
 from gomoku.engine.search.shapes import (NUM_CLASS_ROWS, NUM_PATTERN_ROWS, NUM_SHAPES, OCCUPIED_ROW,
                                          SHAPE_OF_KEY16, SHAPES_PER_CENTRE)
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from gomoku.engine.fileio import write_atomic_bytes
+from gomoku.engine.base.fileio import write_atomic_bytes
 from gomoku.engine.game.rules import parse_rule
 from gomoku.engine.search.blend import blend_words
 from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE, Evaluator, new_evaluator

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping, Union
 
-from gomoku.engine.fileio import cannot_read
+from gomoku.engine.base.fileio import cannot_read
 
 Number = Union[int, float]
 
@@ -179,7 +179,7 @@ def load_params(path: Union[str, Path]) -> dict[str, Number]:
 
 def save_params(path: Union[str, Path], params: SearchParams, extra: Mapping[str, object] | None = None) -> None:
     """Write the changed values (and `extra` beside them) as JSON, atomically."""
-    from gomoku.engine.fileio import write_atomic
+    from gomoku.engine.base.fileio import write_atomic
     body = {"params": params.changed(), **dict(extra or {})}
     write_atomic(path, json.dumps(body, indent=1) + "\n")
 

@@ -30,7 +30,7 @@ from numba import njit
 
 from gomoku.engine.game.core import C_B4F3, C_F4, C_FIVE, M_EMPTY, M_RULE, M_TOMOVE, BoardState, make_move, undo_move
 from gomoku.engine.game.rules import R_RENJU
-from gomoku.engine.numba_cache import drop_stale_cache
+from gomoku.engine.base.numba_cache import drop_stale_cache
 from gomoku.engine.search.learned import mix_make, mix_rebuild, mix_score, mix_sync, mix_undo
 from gomoku.engine.search.prefetch import prefetch_row
 from gomoku.engine.search.threats import C_PVLEN, C_STOP, is_foul, tick, vcf

@@ -31,7 +31,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 from numba import njit
 
-from gomoku.engine.numba_cache import drop_stale_cache
+from gomoku.engine.base.numba_cache import drop_stale_cache
 from gomoku.engine.game.core import (C_B4, C_B4F3, C_F3, C_F3X2, C_F4, C_FIVE, M_RULE, M_TOMOVE, BoardState, is_forbidden_at,
                                      make_move as _make, scan_span, undo_move as _undo)
 from gomoku.engine.game.patterns import BLACK, F5, OL
@@ -491,7 +491,7 @@ def solve(st: BoardState, kind: str = "vcf", depth: int = 30, vcf_depth: int = 2
 
 
 def warm_up() -> None:
-    """Compile/load both solvers (engine.warmup hook)."""
+    """Compile/load both solvers (engine.player.warmup hook)."""
     from gomoku.engine.game.board import Board
     b = Board.from_moves(15, [(7, 7), (0, 0), (8, 7), (0, 2), (9, 7), (0, 4)])
     solve(b.state, "vcf")

@@ -83,7 +83,7 @@ def positions(scale: Scale, progress: Callable[[str], None]) -> list[tuple[str, 
     the engine at depth 3 for each count in `scale.plies` (a game that ends first stops there)."""
     from gomoku.engine.game.board import Board
     from gomoku.engine.game.rules import parse_rule
-    from gomoku.engine.interrupt import stopping
+    from gomoku.engine.base.interrupt import stopping
     from gomoku.engine.search.alphabeta import Searcher
     from gomoku.engine.search.tables import C_EXTERNAL
     from gomoku.engine.search.threats import C_STOP
@@ -114,11 +114,11 @@ def _search_runs(boards: list[tuple[str, Any]], scale: Scale,
     """Every search at every depth on every position: one record each. The tables are cleared
     outside the timing (clearing the 32 MB TT costs more than a shallow search): a one-ply search
     first makes them for the position's size and rule, then each timed search keeps them.
-    Ctrl-C stops a search at once through its control block (engine.interrupt.stopping: a
+    Ctrl-C stops a search at once through its control block (engine.base.interrupt.stopping: a
     search of millions of nodes is one jitted call, which the signal's handler would wait for;
     no watcher thread, which would add up to milliseconds to every timing); the interrupt then
     ends the study, so a cut record is never kept."""
-    from gomoku.engine.interrupt import stopping
+    from gomoku.engine.base.interrupt import stopping
     from gomoku.engine.search.alphabeta import Searcher
     from gomoku.engine.search.tables import C_EXTERNAL, clear_ctx
     from gomoku.engine.search.threats import C_STOP
@@ -147,9 +147,9 @@ def _search_runs(boards: list[tuple[str, Any]], scale: Scale,
 def _threat_runs(boards: list[tuple[str, Any]], scale: Scale,
                  progress: Callable[[str], None]) -> list[dict[str, Any]]:
     """VCF and VCT at each depth limit on every position, for each side as the attacker. Each
-    solve's ctrl is stopped by Ctrl-C (engine.interrupt.stopping), as the searches' are."""
+    solve's ctrl is stopped by Ctrl-C (engine.base.interrupt.stopping), as the searches' are."""
     from gomoku.engine.game.core import M_TOMOVE
-    from gomoku.engine.interrupt import stopping
+    from gomoku.engine.base.interrupt import stopping
     from gomoku.engine.search import threats
 
     tt = threats.new_threat_table()
@@ -229,7 +229,7 @@ def threat_table(runs: list[dict[str, Any]]) -> str:
 
 def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
     """Both experiments at `scale`; the raw records go to result.json through StudyResult.data."""
-    from gomoku.engine.warmup import warm_up
+    from gomoku.engine.player.warmup import warm_up
 
     sc = SCALE[scale]
     warm_up()                       # compile / load outside every timing

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gomoku.engine.limits import UNLIMITED_MS, Limit
+from gomoku.engine.base.limits import UNLIMITED_MS, Limit
 
 #: Budget when no time INFO was ever sent (ms). Overridable for humans and tests.
 DEFAULT_TURN_MS = 5000

@@ -68,9 +68,9 @@ def warm_steps() -> Iterator[str]:
     a compile. The brain runs these between moves."""
     import threading
 
-    from gomoku.engine import agent
+    from gomoku.engine.player import agent
     from gomoku.engine.game.board import Board
-    from gomoku.engine.limits import Limit
+    from gomoku.engine.base.limits import Limit
     yield from warm_up_steps()
     b = Board(15)
     for m in ((7, 7), (8, 8), (8, 7)):
@@ -85,7 +85,7 @@ def warm_steps() -> Iterator[str]:
 def warm_all() -> None:
     """Every warm-up step at once, then mark the cache warm. This is what the brain's compile
     child runs when it finds the cache cold (see numba_cache)."""
-    from gomoku.engine.numba_cache import mark_warm
+    from gomoku.engine.base.numba_cache import mark_warm
     for _ in warm_steps():
         pass
     mark_warm()
@@ -140,9 +140,9 @@ def run_step(label: str) -> bool:
 
 
 def _board_core(rule: Rule) -> None:
-    from gomoku.engine.agent import quick_move, think
+    from gomoku.engine.player.agent import quick_move, think
     from gomoku.engine.game.board import Board
-    from gomoku.engine.limits import Limit
+    from gomoku.engine.base.limits import Limit
 
     b = Board(15, rule=rule)
     for mv in [(7, 7), (8, 8), (7, 8), (8, 7), (7, 9), (9, 9)]:
@@ -205,7 +205,7 @@ def compile_in_processes(on_step: Callable[[str, float], None], jobs: Optional[i
     import threading
 
     jobs = jobs or max(1, min(len(GROUPS), os.cpu_count() or 1))
-    code = "from gomoku.engine.warmup import child_main; raise SystemExit(child_main())"
+    code = "from gomoku.engine.player.warmup import child_main; raise SystemExit(child_main())"
     t0 = time.perf_counter()
     procs = []
     lock = threading.Lock()

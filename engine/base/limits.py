@@ -6,12 +6,7 @@ Shared by in-process engines, the Piskvork brain and external brains driven over
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, Union, runtime_checkable
-
-from gomoku.engine.game.rules import Rule
-
-if TYPE_CHECKING:  # the board pulls in numba; the vocabulary must stay light
-    from gomoku.engine.game.board import Board
+from typing import Any, Callable, Mapping, Optional, Union
 
 UNLIMITED_MS = 2147483647
 
@@ -28,7 +23,7 @@ class Limit:
     `turn_time == 0` means "move as fast as possible". `hard_time` is for a caller that made
     its own deadlines (the brain, from the protocol's clocks): then `turn_time` is when the
     search stops and `hard_time` when the move's last checks must end, both used as they are
-    (engine.timeman.search_deadlines turns every Limit into deadlines).
+    (engine.base.timeman.search_deadlines turns every Limit into deadlines).
     """
     turn_time: Optional[float] = None
     time_left: Optional[float] = None
@@ -176,17 +171,3 @@ class PlayResult:
         self.info = SearchInfo.of(info)
         self.resigned = resigned
 
-
-@runtime_checkable
-class Player(Protocol):
-    """Anything that can play a game: the classical engine, an ONNX net, an external brain.
-
-    The match runner, the brain and `gomoku play` only ever talk to this interface."""
-
-    name: str
-
-    def new_game(self, width: int, height: int, rule: Rule) -> None: ...
-
-    def play(self, board: "Board", limit: Limit) -> PlayResult: ...
-
-    def close(self) -> None: ...

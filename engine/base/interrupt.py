@@ -5,7 +5,7 @@ while the main thread is in a nogil search (or any long compiled call) waits unt
 returns: seconds for a deep iteration or a study's 3M-node search. `gomoku`'s commands arm this
 module (tools.interruptible.install): a thread woken by the signal itself calls `trip`, which
 sets `CTRL_C` and the stop slots of every control block registered with `stopping` (the
-classical searches of engine.agent.think and the study's); MCTS polls `CTRL_C` through
+classical searches of engine.player.agent.think and the study's); MCTS polls `CTRL_C` through
 `either`. The search returns within a node, the main thread reaches bytecode, and the
 KeyboardInterrupt the handler raises ends the command.
 

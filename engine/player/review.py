@@ -1,6 +1,6 @@
 """A game review: the engine's opinion of every move of a recorded game.
 
-Each position of the game is searched once, by the classical engine (engine.agent.think, its
+Each position of the game is searched once, by the classical engine (engine.player.agent.think, its
 root threat probes included) at one budget, and judged from the side to move's view as a
 winning chance: the search's score through the logistic the evaluation's tables were fitted
 with (`CHANCE_SCALE` units a logit), 1 for a proven win, 0 for a proven loss. A move is then
@@ -40,7 +40,7 @@ from gomoku.engine.game import notation
 from gomoku.engine.game.gamerecord import RESULT_BLACK, RESULT_WHITE, GameRecord, Move
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.game.sgf import sgf_point
-from gomoku.engine.limits import Limit
+from gomoku.engine.base.limits import Limit
 
 Score = Union[int, str, None]
 
@@ -135,7 +135,7 @@ _SEARCHER: Any = None
 def search_position(job: PositionJob) -> Searched:
     """Search one position with this process's searcher (made on first use): the pool's task."""
     global _SEARCHER
-    from gomoku.engine.agent import new_searcher, think
+    from gomoku.engine.player.agent import new_searcher, think
     if _SEARCHER is None:
         _SEARCHER = new_searcher()
     board = Board.from_moves(job.width, job.moves, rule=Rule(job.rule), height=job.height)
@@ -362,7 +362,7 @@ def review_game(rec: GameRecord, limit: Optional[Limit] = None, first: int = 1, 
             for p in positions if p.how == "search"]
     by_index = {p.index: p for p in positions}
     if workers is None:
-        from gomoku.engine.agent import clamp_threads
+        from gomoku.engine.player.agent import clamp_threads
         workers = clamp_threads(os.cpu_count() or 1)
     workers = max(1, min(workers, len(jobs)))
     review.workers = workers
@@ -379,7 +379,7 @@ def review_game(rec: GameRecord, limit: Optional[Limit] = None, first: int = 1, 
 
     try:
         if workers == 1:
-            from gomoku.engine import interrupt
+            from gomoku.engine.base import interrupt
             for job in jobs:
                 s = search_position(job)
                 if interrupt.CTRL_C.is_set():
@@ -398,7 +398,7 @@ def review_game(rec: GameRecord, limit: Optional[Limit] = None, first: int = 1, 
 def _search_in_pool(jobs: list[PositionJob], workers: int, take: Callable[[Searched], None]) -> None:
     """The searches on `workers` spawned processes, in game order (after Ctrl-C the positions
     done are mostly the first ones), a few queued per worker."""
-    from gomoku.engine.processes import KillablePool
+    from gomoku.engine.base.processes import KillablePool
     pool = KillablePool(workers, mp_context=mp.get_context("spawn"), initializer=_worker_init)
     pending: set[Future] = set()
     queue = list(reversed(jobs))

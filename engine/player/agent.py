@@ -2,9 +2,9 @@
 
 `think` returns the static choice when told to move at once and otherwise asks the
 classical searcher (engine.search), which answers forced cases (win now, block a five,
-VCF wins and defences) before its alpha-beta. The `Player` protocol is what the match runner,
-the brain and `gomoku play` all speak, whether the player is this engine, a net or an
-external brain over a pipe.
+VCF wins and defences) before its alpha-beta. The `Player` protocol (engine.match.players) is
+what the match runner, the brain and `gomoku play` all speak, whether the player is this
+engine, a net or an external brain over a pipe.
 """
 from __future__ import annotations
 
@@ -19,11 +19,11 @@ from numba import njit
 
 from gomoku.engine.game.board import BLACK, Board
 from gomoku.engine.game.core import C_FIVE, M_COUNT, M_HEIGHT, M_STRIDE, M_TOMOVE, M_WIDTH, BoardState
-from gomoku.engine.limits import CLASSICAL_SEARCHER, Limit, Player, PlayResult  # noqa: F401 (Player re-exported)
+from gomoku.engine.base.limits import CLASSICAL_SEARCHER, Limit, PlayResult
 from gomoku.engine.game.rules import Rule
-from gomoku.engine import interrupt
-from gomoku.engine.numba_cache import drop_stale_cache
-from gomoku.engine.timeman import search_deadlines
+from gomoku.engine.base import interrupt
+from gomoku.engine.base.numba_cache import drop_stale_cache
+from gomoku.engine.base.timeman import search_deadlines
 
 if TYPE_CHECKING:
     from gomoku.engine.search.alphabeta import Searcher
@@ -106,7 +106,7 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
 
     `limit.turn_time == 0` returns the static choice at once. Otherwise the classical search
     (engine.search: root VCF/VCT probes, then iterative-deepening PVS) runs until the first of
-    `limit.depth` iterations, `limit.nodes` nodes, the deadlines engine.timeman makes of the
+    `limit.depth` iterations, `limit.nodes` nodes, the deadlines engine.base.timeman makes of the
     limit's clocks (`search_deadlines`), `stop`, or Ctrl-C in a `gomoku` command.
     info: depth, score (eval units from the mover's view, or 'win'/'loss' when proven),
     nodes, nps, pv (list of (x, y)), time (s), and 'proof' ('vcf'/'vct') for solver wins.
@@ -150,7 +150,7 @@ def think(board: Board, limit: Limit, stop: Optional[threading.Event] = None,
 
 
 def _ctrl_c_stops(searcher: "Searcher", n_cells: int, tt_bytes: int) -> ContextManager[None]:
-    """Once a `gomoku` command armed Ctrl-C (engine.interrupt), the search's control block is
+    """Once a `gomoku` command armed Ctrl-C (engine.base.interrupt), the search's control block is
     stopped by the signal itself: its handler would wait for the jitted search to return,
     which can be the whole move. The block is the one `searcher.search` takes for the same
     board size and table bytes. Unarmed (the brain, library callers), nothing is registered."""
@@ -220,7 +220,7 @@ class Thinker:
 
 def clamp_threads(threads: int) -> int:
     """A thread count a caller asked for, within 1..the cores this process may use."""
-    from .processes import usable_cores
+    from ..base.processes import usable_cores
     return max(1, min(int(threads), usable_cores()))
 
 
@@ -243,7 +243,7 @@ def _table_bytes(max_memory: Optional[int]) -> int:
     same table (and so the same nodes and move) in every process."""
     size = 32 << 20
     if max_memory and max_memory > 0:
-        from gomoku.engine.timeman import table_memory_bytes
+        from gomoku.engine.base.timeman import table_memory_bytes
         cap = table_memory_bytes(max_memory) // 2
         while size > (1 << 20) and size > cap:
             size >>= 1
@@ -320,7 +320,7 @@ class EnginePlayer:
 def net_thinker(net_path: str, threads: int = 1) -> Any:
     """The brain's searcher for a net file: an ADP critic's one-ply player
     (engine.net.critic.CriticThinker) for a critic, net + MCTS (NetThinker) for any other."""
-    from .net.critic_file import is_critic
+    from ..net.critic_file import is_critic
     if is_critic(net_path):
         return CriticThinker(net_path, threads=clamp_threads(threads))
     return NetThinker(net_path, threads=threads)
@@ -345,7 +345,7 @@ class _NetOnItsGames:
         return self._threads
 
     def covers(self, board: Board) -> bool:
-        from .net.metadata import NetFormatError
+        from ..net.metadata import NetFormatError
         try:
             self.net.info.check_game(board.width, board.height, board.rule.label)
         except NetFormatError:
@@ -363,7 +363,7 @@ class CriticThinker(_NetOnItsGames):
     every other board size or rule."""
 
     def __init__(self, net_path: str, threads: int = 1) -> None:
-        from .net.critic_file import CriticNet
+        from ..net.critic_file import CriticNet
         self.net = CriticNet.load(net_path, threads=threads)
         self._threads = self.net.threads
         self.name = f"ADP critic {self.net.info.arch}, one ply"
@@ -379,7 +379,7 @@ class CriticThinker(_NetOnItsGames):
     def __call__(self, board: Board, limit: Limit, stop: Optional[threading.Event] = None) -> PlayResult:
         if not self.covers(board):
             return self.classical.think(board, limit, stop)
-        from .net.critic import critic_move
+        from ..net.critic import critic_move
         if self._threads != self.net.threads:
             self.net.set_threads(self._threads)
         move, info = critic_move(self.net, board)
@@ -395,9 +395,9 @@ class NetThinker(_NetOnItsGames):
     keeps its tree from move to move (and across TAKEBACK), as the classical search keeps its TT."""
 
     def __init__(self, net_path: str, threads: int = 1, playouts: int = 1_000_000):
-        from .mcts.player import MCTSPlayer
-        from .mcts.search import MCTSConfig
-        from .net.evaluator import NetEvaluator
+        from ..mcts.player import MCTSPlayer
+        from ..mcts.search import MCTSConfig
+        from ..net.evaluator import NetEvaluator
         self.net = NetEvaluator.load(net_path, threads=clamp_threads(threads))
         self._threads = self.net.threads  # what the manager asked for last (INFO thread_num)
         self.player = MCTSPlayer(MCTSConfig(playouts=playouts), self.net, name="net")

@@ -21,9 +21,10 @@ from typing import Iterable, Iterator
 _JIT = re.compile(r"@(?:numba\.)?njit\([^)]*cache\s*=\s*True[^)]*\)\s*\n(?:@[^\n]*\n)*def\s+(\w+)")
 _INLINED = re.compile(r"inline\s*=\s*[\"']always[\"']")
 
-WARM_CODE = "from gomoku.engine.warmup import warm_all; warm_all()"
+WARM_CODE = "from gomoku.engine.player.warmup import warm_all; warm_all()"
 
-ENGINE_DIR = Path(__file__).resolve().parent
+#: the engine package folder (engine/, one above this base/ folder): every room's sources and caches
+ENGINE_DIR = Path(__file__).resolve().parent.parent
 
 
 def engine_dir() -> Path:
