@@ -72,7 +72,7 @@ def test_pbrain_help_and_version_answer_without_waiting_for_protocol_input(capsy
 
 def test_pbrain_and_gomoku_brain_list_the_same_options(capsys):
     """One table of brain options (protocol/options.py) for both front ends: the same help,
-    but for the name, and the same usage errors."""
+    but for the name, and the same usage errors (worded as each front end words its own)."""
     import re
 
     from gomoku.protocol.brain import main as pbrain
@@ -86,7 +86,7 @@ def test_pbrain_and_gomoku_brain_list_the_same_options(capsys):
     assert {"--net", "--eval", "--share", "--log", "--turn-ms", "--warmup", "--version", "--help"} <= listed
     assert all(len(line) <= 80 for line in direct.splitlines())
     bad = gomoku(["brain", "--frobnicate"])
-    assert bad.returncode == 2 and "gomoku brain: unknown argument '--frobnicate'" in bad.stderr
+    assert bad.returncode == 2 and "Error: unknown argument '--frobnicate'" in bad.stderr    # as gomoku words it
 
 
 def test_brain_log_that_cannot_be_written_is_refused(tmp_path):

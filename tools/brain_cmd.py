@@ -1,5 +1,6 @@
 """`gomoku brain`: the same Piskvork brain as the `pbrain-gomoku` executable, with the same
-options, parser and help (protocol/options.py): click only hands the arguments on."""
+options, parser and help (protocol/options.py): click only hands the arguments on, and words
+a malformed line as every other `gomoku` command does (`Error: ...`, exit status 2)."""
 from __future__ import annotations
 
 import click
@@ -12,4 +13,9 @@ import click
 @click.pass_context
 def brain(ctx: click.Context) -> None:
     from gomoku.protocol.brain import main
+    from gomoku.protocol.options import BrainUsageError, parse_brain_args
+    try:
+        parse_brain_args(list(ctx.args))
+    except BrainUsageError as exc:
+        raise click.UsageError(str(exc)) from None
     main(list(ctx.args), prog="gomoku brain")
