@@ -4,7 +4,8 @@ The rooms, lowest first: engine.base (file writes, the numba cache, processes, C
 limits and clocks every player speaks), engine.game (boards and rules), then engine.search
 (alpha-beta, threats) and engine.net (running an ONNX net), engine.mcts (tree search over a net
 or rollouts), engine.player (the classical player, the warm-up, the game review), engine.match
-(players, referees, statistics); above the engine, protocol (the Piskvork brain), weights (the
+(players, referees, statistics), and beside them engine.fit (fitting the evaluation tables
+offline, which nothing that plays imports); above the engine, protocol (the Piskvork brain), weights (the
 shipped nets and their manifest), train (torch), and tools (the CLI), which nothing imports.
 The engine's top folder holds only those rooms, one package per layer.
 
@@ -26,7 +27,7 @@ ROOMS = ("engine", "protocol", "train", "tools", "weights")
 
 #: the rooms inside the engine, lowest first, each with a rule below
 ENGINE_ROOMS = ("engine.base", "engine.game", "engine.search", "engine.net", "engine.mcts", "engine.player",
-                "engine.match")
+                "engine.match", "engine.fit")
 
 #: what runs on a brain or in `gomoku play` with the base install: never the trainer's
 #: packages (torch, the onnx writer, safetensors, ray, matplotlib) nor the CLI's (click, rich)
@@ -39,22 +40,24 @@ CLI_PACKAGES = ("click", "rich")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     "engine": ("protocol", "train", "tools", "weights") + TRAINER_PACKAGES + CLI_PACKAGES,
     "engine.base": ("engine.game", "engine.search", "engine.net", "engine.mcts", "engine.player",
-                    "engine.match"),
+                    "engine.match", "engine.fit"),
     "engine.base.limits": ("engine.base.timeman",),          # the vocabulary; timeman turns it into deadlines
     "engine.base.fileio": ("engine",),
     "engine.base.numba_cache": ("engine",),
     "engine.base.processes": ("engine",),
     "engine.base.interrupt": ("engine",),                    # Ctrl-C as a stop: below every room that searches
     "engine.game": ("engine.search", "engine.net", "engine.mcts", "engine.player", "engine.match",
-                    "engine.base.limits", "engine.base.timeman"),
-    "engine.search": ("engine.net", "engine.mcts", "engine.player", "engine.match"),
-    "engine.net": ("engine.search", "engine.mcts", "engine.player", "engine.match"),
-    "engine.mcts": ("engine.player", "engine.match"),
-    "engine.player": ("engine.match",),                      # the match runner plays the player, not back
+                    "engine.base.limits", "engine.base.timeman", "engine.fit"),
+    "engine.search": ("engine.net", "engine.mcts", "engine.player", "engine.match", "engine.fit"),
+    "engine.net": ("engine.search", "engine.mcts", "engine.player", "engine.match", "engine.fit"),
+    "engine.mcts": ("engine.player", "engine.match", "engine.fit"),
+    "engine.player": ("engine.match", "engine.fit"),         # the match runner plays the player, not back
     "engine.player.agent": ("engine.player.warmup", "engine.player.review"),
     "engine.player.review": ("engine.mcts", "engine.net", "engine.player.warmup"),   # the agent's search over a record
     "engine.player.warmup": (),                              # the brain's compile step: may touch every room below match
-    "engine.match": ("engine.player.warmup",),
+    "engine.match": ("engine.player.warmup", "engine.fit"),
+    # fitting the evaluation offline: above the search it fits, below nothing that plays
+    "engine.fit": ("engine.net", "engine.mcts", "engine.player", "engine.match"),
     "protocol": ("train", "tools", "weights") + TRAINER_PACKAGES + CLI_PACKAGES,
     "weights": ("protocol", "train", "tools") + TRAINER_PACKAGES + CLI_PACKAGES,
     "train": ("tools",),

@@ -11,7 +11,8 @@ import torch
 
 from gomoku.engine.game.board import Board
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.search import evaluation, tuning
+from gomoku.engine.search import evaluation
+from gomoku.engine.fit import tuning
 from gomoku.train.config import RunConfig, RunError
 from gomoku.train.models import build_model
 from gomoku.train.teacher import load_teacher

@@ -24,7 +24,7 @@ def test_torch_is_imported_by_training_only() -> None:
             "import gomoku.train.workers, gomoku.train.bootstrap, gomoku.train.evaluate, gomoku.train.games\n"
             "import gomoku.train.raypool\n"
             "import gomoku.engine.mcts.selfplay, gomoku.protocol.brain\n"
-            "import gomoku.engine.search.tuning, gomoku.tools.tune_cmd\n"
+            "import gomoku.engine.fit.tuning, gomoku.tools.tune_cmd\n"
             "assert 'torch' not in sys.modules and 'matplotlib' not in sys.modules, 'torch imported'\n"
             "assert 'ray' not in sys.modules, 'ray imported without --ray'\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -1,4 +1,4 @@
-"""Texel tuning (engine.search.tuning) and `gomoku tune` through the real CLI."""
+"""Texel tuning (engine.fit.tuning) and `gomoku tune` through the real CLI."""
 from __future__ import annotations
 
 import random
@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gomoku.engine.search import evaluation, tuning
+from gomoku.engine.search import evaluation
+from gomoku.engine.fit import tuning
 from gomoku.engine.player.agent import quick_move
 from gomoku.engine.game.board import Board
 from gomoku.engine.game.core import C_F3, C_F4, C_FIVE, C_WEAK, NUM_PAIRS, PAIR_NAMES

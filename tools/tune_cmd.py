@@ -1,7 +1,7 @@
 """`gomoku tune`: fit the classical evaluation's weight tables to game results (Texel) or to a
 teacher engine's scores (distillation).
 
-A thin command over engine.search.tuning: reads SGF collections and .psq games (replayed by
+A thin command over engine.fit.tuning: reads SGF collections and .psq games (replayed by
 `extract`) and/or files of positions a stronger engine has scored (`read_scored`), fits the
 logistic model on a share of the games (`fit_tables`), reports how well the current and the
 fitted tables predict the labels on both shares (`report`), and with --out writes the fitted
@@ -37,7 +37,7 @@ def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tupl
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from gomoku.engine.search import tuning
+    from gomoku.engine.fit import tuning
 
     console = Console(stderr=True)
     live = console.is_terminal if progress is None else progress
@@ -51,7 +51,7 @@ def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tupl
 @click.command()
 @click.argument("games", nargs=-1, metavar="[GAMES]...")
 @click.option("--scores", "score_files", multiple=True, type=ExistingFile("scores"),
-              help="Positions labelled by a teacher engine (format: gomoku.engine.search.tuning.load_scored; "
+              help="Positions labelled by a teacher engine (format: gomoku.engine.fit.tuning.load_scored; "
                    "repeatable), instead of or besides GAMES.")
 @click.option("--min-ply", type=click.IntRange(min=0), default=6, show_default=True,
               help="Skip the first N plies of each game (opening moves say little about the weights).")
@@ -131,7 +131,8 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
                      rule or Rule.FREESTYLE, openings, openings_from, pairs, concurrency, seed, r_end, progress,
                      plot_every)
         return
-    from gomoku.engine.search import evaluation, tuning
+    from gomoku.engine.search import evaluation
+    from gomoku.engine.fit import tuning
 
     if eval_file:
         held = click.get_current_context().get_parameter_source("holdout") == ParameterSource.COMMANDLINE
@@ -177,7 +178,7 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
 
 def _check(eval_file: str, score_files: tuple[str, ...], holdout: float) -> None:
     """`tune --eval`: the evaluator, the tables and their blends against the teacher."""
-    from gomoku.engine.search.eval_check import check_evaluator
+    from gomoku.engine.fit.eval_check import check_evaluator
     from gomoku.engine.search.learned_file import EvalFileError, load_evaluator
 
     if not score_files:

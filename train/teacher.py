@@ -31,8 +31,8 @@ import numpy as np
 
 from gomoku.engine.game.rules import parse_rule
 from gomoku.engine.search.evaluation import tables as rule_tables
-from gomoku.engine.search.tuning import decided as announced
-from gomoku.engine.search.tuning import evaluate, game_key, leaf_row, scored_positions, teacher_cross_entropy
+from gomoku.engine.fit.tuning import decided as announced
+from gomoku.engine.fit.tuning import evaluate, game_key, leaf_row, scored_positions, teacher_cross_entropy
 
 from .config import RunError
 

@@ -16,7 +16,7 @@ blocked.
 
 The tables are data, not code: engine/data/eval_tables.json, a tables file (the format
 `gomoku tune --out` writes and `classical:tables=FILE` reads), loaded here at import, one
-entry per rule. They are fitted, not guessed: `gomoku tune GAMES...` (engine.search.tuning,
+entry per rule. They are fitted, not guessed: `gomoku tune GAMES...` (engine.fit.tuning,
 Texel's method) fits the logistic of this evaluation to game results over the positions the
 leaf scores, and `gomoku tune --scores FILE` to a stronger engine's judgement of positions.
  - freestyle and standard are distilled from a stronger engine instead of fitted to results:

@@ -19,7 +19,7 @@ import numpy as np
 from gomoku.engine.search.evaluation import tables as rule_tables
 from gomoku.engine.search.learned import mix_rebuild, mix_score
 from gomoku.engine.search.learned_file import LearnedEval
-from gomoku.engine.search.tuning import decided, evaluate, game_key, leaf_row, scored_positions, teacher_cross_entropy
+from gomoku.engine.fit.tuning import decided, evaluate, game_key, leaf_row, scored_positions, teacher_cross_entropy
 
 #: the blends reported beside the tables (share 0) and the evaluator alone (share 100)
 SHARES = (30, 50, 70)
