@@ -147,7 +147,7 @@ def _play_two(board: Optional[tuple[int, int]], rule: Rule, colour: str, level: 
     def start() -> None:
         s.new_game(record=loaded)
         # a cold cache compiles behind the board: the person moves at once, and the engine's
-        # first move waits for the rest (Session.engine_ready) only if the person was faster.
+        # first move waits for the rest (PlaySession.engine_ready) only if the person was faster.
         # Started after the board exists: making it compiles the board core's rebuild here
         # (seconds, faster without the children on the same cores); a move's code compiles
         # in a thread while the person looks at the board (start_compile).

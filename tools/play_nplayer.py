@@ -8,7 +8,7 @@ move marked, is on screen all the time. Moves are typed as in the two-player gam
 person is to move again; `save FILE` writes the JSON record of `gomoku.engine.game.nrecord`
 (SGF and .psq know two colours only).
 
-This is the n-player front end of `play_session.Session`, the session the two-player game
+This is the n-player front end of `play_session.PlaySession`, the session the two-player game
 (`play_two`) shares: the same commands, screen frame and ending (EOF exits 0, Ctrl-C 130).
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from gomoku.engine.game.rules import Rule
 from gomoku.engine.base.limits import Limit, PlayResult, SearchInfo
 from gomoku.engine.game.nboard import NBoard, NBoardError, check_game
 from gomoku.tools import render
-from gomoku.tools.play_session import GAME_OVER_HINT, SEAT_LOOK, Seat, Session, catch_ctrl_c, run_session
+from gomoku.tools.play_session import GAME_OVER_HINT, SEAT_LOOK, PlaySession, Seat, catch_ctrl_c, run_session
 
 HUMAN = "human"
 DEFAULT_SIDE = 11
@@ -99,7 +99,7 @@ def distinct_names(seats: list[Seat]) -> list[Seat]:
 
 
 @dataclass
-class NSession(Session):
+class NPlayerSession(PlaySession):
     """Three or four seats in turn order; people and engines in any mix."""
     players: int = 3
     win_length: int = 5
@@ -243,7 +243,7 @@ def run(*, players: int, width: Optional[int], height: Optional[int], rule: Rule
         raise click.BadParameter(f"{players}-player games are saved as JSON records (.json)", param_hint="--save")
     seats = make_seats(seats_text, players, win_length, human_name)
     catch_ctrl_c()
-    s = NSession(console=Console(highlight=False), width=width, height=height, rule=Rule(rule), move_time=move_time,
+    s = NPlayerSession(console=Console(highlight=False), width=width, height=height, rule=Rule(rule), move_time=move_time,
                  save_path=Path(save_path) if save_path else None, seats=seats, players=players,
                  win_length=win_length)
     run_session(s, s.new_game)

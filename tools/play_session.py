@@ -1,10 +1,10 @@
 """One sitting at the terminal for `gomoku play`, two players or more: seats, turns, commands.
 
 A game is a row of seats in turn order (seat 1 moves first); a seat holds a person or an engine
-player. `Session` owns what every game shares: the board and its move times, the outcome,
+player. `PlaySession` owns what every game shares: the board and its move times, the outcome,
 save/undo/new/help/quit, the engine's turn, the screen's clear-and-help frame and the prompt.
 The front ends say what differs: `play_two.TwoPlayerSession` (colours, renju fouls, hints,
-resign, .sgf/.psq records) and `play_nplayer.NSession` (three or four seats, JSON records).
+resign, .sgf/.psq records) and `play_nplayer.NPlayerSession` (three or four seats, JSON records).
 
 Output goes through a rich Console and input through plain `input()`, so the command works in
 an 80x25 terminal, over ssh, under a pseudo-terminal in tests and with piped stdin. Every bad
@@ -84,7 +84,7 @@ class Outcome:
 
 
 @dataclass
-class Session:
+class PlaySession:
     """The state of one sitting; subclasses fill in the hooks marked 'front end'."""
     console: Console
     width: int
@@ -375,7 +375,7 @@ class Session:
                     pass
 
 
-def handle(s: Session, line: str) -> bool:
+def handle(s: PlaySession, line: str) -> bool:
     """Apply one input line; False to quit."""
     words = line.strip().split()
     if not words:
@@ -407,7 +407,7 @@ def handle(s: Session, line: str) -> bool:
     return True
 
 
-def _move_command(s: Session, line: str, first: str) -> None:
+def _move_command(s: PlaySession, line: str, first: str) -> None:
     try:
         x, y = render.parse_move(line, s.width, s.height)
     except ValueError as exc:
@@ -423,7 +423,7 @@ def _move_command(s: Session, line: str, first: str) -> None:
         s.human_move(x, y)
 
 
-def loop(s: Session) -> None:
+def loop(s: PlaySession) -> None:
     """Engines move by themselves; a person's turn (or a finished game) waits at the prompt."""
     while True:
         if s.outcome is None and not s.seats[s.seat_to_move()].human:
@@ -443,7 +443,7 @@ def catch_ctrl_c() -> None:
     install()
 
 
-def run_session(s: Session, start: Callable[[], None]) -> None:
+def run_session(s: PlaySession, start: Callable[[], None]) -> None:
     """Play until quit, EOF or Ctrl-C, then save to --save and close the engines. `start`
     opens the first game. Ctrl-C exits 130 (after saving), EOF and quit return normally.
 

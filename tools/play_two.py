@@ -3,7 +3,7 @@
 What only the two-player game has: the person chooses a colour (black moves first), renju
 forbids black some points (marked ! and refused with the reason, an engine's foul loses), the
 engine gives hints and may resign, and games are saved as .sgf or .psq (engine.game.records).
-Everything else is `play_session.Session`.
+Everything else is `play_session.PlaySession`.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from gomoku.engine.game.stones import BLACK, EMPTY, WHITE
 from gomoku.engine.base.limits import Limit, PlayResult, SearchInfo
 from gomoku.tools import render
 from gomoku.tools.interruptible import run_interruptibly
-from gomoku.tools.play_session import SEAT_LOOK, Outcome, Seat, Session, print_rows, screen_rows
+from gomoku.tools.play_session import SEAT_LOOK, Outcome, PlaySession, Seat, print_rows, screen_rows
 
 COLOUR_NAME = {BLACK: "black", WHITE: "white"}
 STONE = {BLACK: "X", WHITE: "O"}
@@ -61,7 +61,7 @@ def _colour_seat(colour: int) -> int:
 
 
 @dataclass
-class TwoPlayerSession(Session):
+class TwoPlayerSession(PlaySession):
     """A person and one engine; seat 0 is black. The person's colour may change with `new`."""
     colour_choice: str = "black"            # black | white | random
     spec: Any = None                        # PlayerSpec of the opponent
