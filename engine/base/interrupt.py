@@ -96,3 +96,15 @@ def trip() -> None:
         for ctrl, slots in _ctrls:
             for slot in slots:
                 ctrl[slot] = 1
+
+
+def restop() -> None:
+    """Call right after clearing a control block that may be registered: a Ctrl-C received in
+    the meantime stops it again. A search on a worker thread (`gomoku play`'s engine move)
+    clears its block after `stopping` has registered it, and a Ctrl-C that tripped in between
+    was wiped and the move ran to its end."""
+    with _lock:
+        if CTRL_C.is_set():
+            for ctrl, slots in _ctrls:
+                for slot in slots:
+                    ctrl[slot] = 1

@@ -27,6 +27,7 @@ from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.search import dfpn, evaluation, threats
 from gomoku.engine.search.params import DEFAULT as DEFAULT_PARAMS, SearchParams
 from gomoku.engine.search.pvs import refutes_vcf, root_moves, root_search
+from gomoku.engine.base import interrupt
 from gomoku.engine.base.timeman import Deadlines, exact_deadlines
 from gomoku.engine.search.threats import C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, vcf
 from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, INF, MAXPLY, P_ASP_DEPTH, P_ASPIRATION,
@@ -162,6 +163,7 @@ def _probe(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, kind: str, side:
     ctrl[C_NODE_LIMIT] = saved
     if ctrl[C_STOP] and not ctrl[C_EXTERNAL] and not (node_cap > 0 and ctrl[C_NODES] >= node_cap):
         ctrl[C_STOP] = 0       # only the probe's own budget ran out
+        interrupt.restop()
     if r:
         return True, [int(x) for x in cx.tpv[: int(ctrl[C_PVLEN])]]
     return False, []
@@ -281,6 +283,7 @@ class Searcher:
                 cx.killers[:] = -1
                 cx.history[:] = 0
                 cx.ctrl[:] = 0
+            interrupt.restop()          # a Ctrl-C that came while the block was cleared still stops
             self._rule = rule
             if deadlines is None:
                 deadlines = exact_deadlines(t0, time_limit)
@@ -333,6 +336,7 @@ def _search(st: BoardState, cx: SearchCtx, dtab: dfpn.DfpnTable, t0: float, max_
             # the checks run past the soft deadline, up to the hard one, on a clock of their own
             watcher.close()
             ctrl[C_STOP] = ctrl[C_EXTERNAL] = 0
+            interrupt.restop()
             watcher = _Watcher(ctrl, dl.hard, stop)
             best = _checked_choice(st, cx, dtab, best, rm[:nroot], checked, refuted, me, check_budget,
                                    node_cap)
@@ -402,6 +406,7 @@ def _keep_refutations(st: BoardState, cx: SearchCtx, rm: np.ndarray, nroot: int,
     ctrl[C_NODE_LIMIT] = saved
     if ctrl[C_STOP] and not ctrl[C_EXTERNAL] and not (node_cap and ctrl[C_NODES] >= node_cap):
         ctrl[C_STOP] = 0     # out of budget: search all moves instead
+        interrupt.restop()
     if k > 0:
         sel = rm[:nroot][keep.astype(bool)]
         nroot = len(sel)
