@@ -129,3 +129,22 @@ def test_ctrl_c_stops_a_registered_solver_at_once():
     assert r.code == 130, r.out
     assert "stopped" in r.out and "returned" not in r.out and "did not stop" not in r.out, r.out
     assert r.after < GRACE_S, f"{r.after:.2f} s"
+
+
+def test_a_ctrl_c_before_the_search_clears_its_block_still_stops_it(monkeypatch):
+    """`gomoku play`'s engine move: the block is registered (`stopping`), Ctrl-C trips, and only
+    then does the search clear the block on its way in. The stop must survive the clearing, or
+    the move runs to its time limit."""
+    from gomoku.engine.base import interrupt
+    from gomoku.engine.game.board import Board
+    from gomoku.engine.search.alphabeta import Searcher
+    from gomoku.engine.search.tables import C_EXTERNAL
+    from gomoku.engine.search.threats import C_STOP
+    monkeypatch.setattr(interrupt, "CTRL_C", interrupt.threading.Event())
+    board = Board.from_moves(15, [(7, 7), (8, 8)])
+    searcher = Searcher()
+    with interrupt.stopping(searcher.ctx(board.state.cells.shape[0]).ctrl, C_EXTERNAL, C_STOP):
+        interrupt.trip()
+        t0 = time.monotonic()
+        result = searcher.search(board.state, time_limit=20.0)
+    assert time.monotonic() - t0 < 2.0 and result.move >= 0
