@@ -17,6 +17,7 @@ from typing import Callable, Optional
 from gomoku.engine.base import timeman
 from gomoku.protocol.commands import LineSplitter, parse_line
 from gomoku.protocol.engine_loader import EngineLoader
+from gomoku.protocol.options import BrainArgs
 from gomoku.protocol.output import ProtocolOutput, isolate_stdio
 from gomoku.protocol.session import Session
 
@@ -148,14 +149,14 @@ def net_problem(path: str) -> Optional[str]:
     return None
 
 
-def _usage_error(text: str, prog: str = "pbrain-gomoku", log: Optional[str] = None) -> None:
+def _usage_error(text: str, prog: str = "pbrain-gomoku") -> None:
     """One line on stderr and exit status 2, for a command line that is malformed (an
     unknown argument, a flag without its value): the protocol has not started, so nothing
     may go to stdout (a manager would read it as the brain's first reply). The line also
     goes to GOMOKU_BRAIN_LOG when that is set, where a manager's user looks first."""
     line = f"{prog}: {text}"
     print(line, file=sys.stderr)
-    log = log or os.environ.get("GOMOKU_BRAIN_LOG")
+    log = os.environ.get("GOMOKU_BRAIN_LOG")
     if log:
         try:
             with open(log, "a", encoding="utf-8") as f:
@@ -173,12 +174,19 @@ def main(argv: Optional[list[str]] = None, prog: str = "pbrain-gomoku") -> None:
     (see `run`). -h/--help and --version answer and exit instead of waiting for protocol
     input, --warmup fills numba's cache and exits (what a frozen brain's compile child runs);
     anything else is a usage error, one line and exit status 2."""
-    from gomoku.protocol.options import BrainUsageError, apply_defaults, help_text, parse_brain_args
+    from gomoku.protocol.options import BrainUsageError, parse_brain_args
     try:
         parsed = parse_brain_args(sys.argv[1:] if argv is None else argv)
     except BrainUsageError as exc:
         _usage_error(str(exc), prog)
         raise AssertionError("unreachable")     # _usage_error exits
+    serve(parsed, prog)
+
+
+def serve(parsed: BrainArgs, prog: str) -> None:
+    """Do what a parsed command line asks: answer --help, --version or --warmup and exit, or
+    serve the protocol (`gomoku brain` calls this with the line it parsed itself)."""
+    from gomoku.protocol.options import apply_defaults, help_text
     if parsed.action == "help":
         try:
             print(help_text(prog), flush=True)

@@ -12,10 +12,10 @@ import click
                     "pbrain-gomoku's options, `gomoku brain --help` lists them.")
 @click.pass_context
 def brain(ctx: click.Context) -> None:
-    from gomoku.protocol.brain import main
+    from gomoku.protocol.brain import serve
     from gomoku.protocol.options import BrainUsageError, parse_brain_args
     try:
-        parse_brain_args(list(ctx.args))
+        parsed = parse_brain_args(list(ctx.args))
     except BrainUsageError as exc:
         raise click.UsageError(str(exc)) from None
-    main(list(ctx.args), prog="gomoku brain")
+    serve(parsed, prog="gomoku brain")

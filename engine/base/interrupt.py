@@ -69,16 +69,12 @@ def stopping(ctrl: Any, *slots: int) -> Iterator[None]:
     on a loaded 2-core machine made a 0.13 ms depth-1 search take 4 ms. A Ctrl-C already
     received sets the slots on entry.
 
-    A search that clears its ctrl on the way in (Searcher.search does) loses no Ctrl-C: it
-    clears in Python, holding the GIL, where a pending signal's KeyboardInterrupt comes first;
-    `trip` runs on another thread, which gets the GIL once the main thread is in the nogil
-    search, after the clearing."""
+    A search that clears its ctrl after entering (Searcher.search does) calls `restop` after
+    the clearing, so a Ctrl-C that tripped in between is not wiped."""
     entry = (ctrl, slots)
     with _lock:
         _ctrls.append(entry)
-        if CTRL_C.is_set():
-            for slot in slots:
-                ctrl[slot] = 1
+    restop()
     try:
         yield
     finally:
@@ -91,16 +87,14 @@ def stopping(ctrl: Any, *slots: int) -> Iterator[None]:
 
 def trip() -> None:
     """Ctrl-C arrived: set CTRL_C and stop every registered control block (from any thread)."""
-    with _lock:
-        CTRL_C.set()
-        for ctrl, slots in _ctrls:
-            for slot in slots:
-                ctrl[slot] = 1
+    CTRL_C.set()
+    restop()
 
 
 def restop() -> None:
-    """Call right after clearing a control block that may be registered: a Ctrl-C received in
-    the meantime stops it again. A search on a worker thread (`gomoku play`'s engine move)
+    """Once Ctrl-C has come, stop every registered control block (again). `trip` and
+    `stopping` use it, and a search calls it right after clearing a block that may be
+    registered, so a Ctrl-C received in the meantime stops it again. A search on a worker thread (`gomoku play`'s engine move)
     clears its block after `stopping` has registered it, and a Ctrl-C that tripped in between
     was wiped and the move ran to its end."""
     with _lock:
