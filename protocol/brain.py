@@ -3,7 +3,7 @@
 Start-up order matters: protect the protocol stream first (fd hygiene), start loading the
 numba engine in the background, then read commands at once, so ABOUT and START are answered
 within milliseconds even while numba loads or compiles. The main thread reads and dispatches;
-moves come from the thinking thread, guarded by a watchdog (see protocol.thinker).
+moves come from the thinking thread, guarded by a watchdog (see protocol.move_request).
 Exit status is 0 on END and on end of input, and nothing is printed after either.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The player factory that knows every kind: in-process engines and external Piskvork brains.
 
 It sits in protocol/ because that is the lowest room that sees both: the engine's own factory
-(`gomoku.engine.match.players.make_player`) builds every in-process kind, and the brain client
+(`gomoku.engine.match.players.make_engine_player`) builds every in-process kind, and the brain client
 (`gomoku.protocol.client`) drives an external process. Callers that name players on a command
 line (tools, training) use this one and hand it to the match runner as `GameSettings.factory`;
 it is a module-level function, so worker processes get it by reference.
@@ -9,7 +9,7 @@ it is a module-level function, so worker processes get it by reference.
 from __future__ import annotations
 
 from gomoku.engine.match.players import Player, PlayerSpec, SpecError, parse_spec
-from gomoku.engine.match.players import make_player as make_engine_player
+from gomoku.engine.match.players import make_engine_player
 
 
 def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout: float = 10.0,

@@ -3,7 +3,7 @@
 `Session.handle_line` takes one input line (already split off the byte stream) and the time it
 was read; it prints replies through `ProtocolOutput` and starts a `MoveRequest` whenever a move
 is owed. Multi-line commands (BOARD, YXBOARD, SWAP2BOARD) collect their data lines here until
-DONE. The session never blocks on the engine: moves are produced by the thinker thread.
+DONE. The session never blocks on the engine: moves are produced by the thinking thread.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from gomoku.protocol.engine_loader import EngineLoader
 from gomoku.protocol.fallback import cheap_move
 from gomoku.protocol.output import ProtocolOutput
 from gomoku.protocol.position import BLACK, Position, PositionError
-from gomoku.protocol.thinker import Answer, Clock, MoveRequest, run_request
+from gomoku.protocol.move_request import Answer, Clock, MoveRequest, run_request
 
 #: Data lines kept per BOARD/YXBOARD/SWAP2BOARD block (a 22x22 board has 484 cells).
 MAX_BLOCK_LINES = 600

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gomoku.engine.match.players import SpecError, make_player, parse_spec
+from gomoku.engine.match.players import SpecError, make_engine_player, parse_spec
 from gomoku.engine.mcts import tree as T
 from gomoku.engine.mcts.search import MCTS, MCTSConfig
 from gomoku.tools.cli import main
@@ -80,10 +80,10 @@ def test_tactics_default_is_one_and_sets_no_param():
 def test_the_spec_short_form_takes_tactics_after_the_playouts():
     spec = parse_spec("pure-mcts:5000,tactics=0")
     assert spec.options == {"playouts": 5000, "tactics": False} and spec.name == "pure-mcts-5000-t0"
-    player = make_player(spec)
+    player = make_engine_player(spec)
     assert player.config.tactics is False and player.config.playouts == 5000 and player.config.c_puct == 5.0
-    assert make_player("pure-mcts:100").config.tactics is True
-    assert make_player("pure-mcts:playouts=100,tactics=1").config.tactics is True
+    assert make_engine_player("pure-mcts:100").config.tactics is True
+    assert make_engine_player("pure-mcts:playouts=100,tactics=1").config.tactics is True
 
 
 @pytest.mark.parametrize("text,words", [

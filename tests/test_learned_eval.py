@@ -261,7 +261,7 @@ def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with(tmp_path, m
 
 
 def test_the_policy_orders_moves_when_given_a_weight_and_specs_set_it(tmp_path) -> None:
-    from gomoku.engine.match.players import SpecError, make_player, parse_spec
+    from gomoku.engine.match.players import SpecError, make_engine_player, parse_spec
     b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8), (8, 7), (6, 6), (9, 9)])
     counts = {}
     for w in (0, 200):
@@ -272,12 +272,12 @@ def test_the_policy_orders_moves_when_given_a_weight_and_specs_set_it(tmp_path) 
     model = _net("freestyle")
     path = tmp_path / "f.eval.npz"
     save_evaluator(path, model.evaluator_weights(), model.arch, "freestyle")
-    player = make_player(parse_spec(f"classical:nodes=500,eval={path},order=40"))
+    player = make_engine_player(parse_spec(f"classical:nodes=500,eval={path},order=40"))
     assert player._thinker._learned[0].order_weight == 40
     with pytest.raises(SpecError, match="order must be a number, got 'x'"):
-        make_player(parse_spec(f"classical:eval={path},order=x"))
+        make_engine_player(parse_spec(f"classical:eval={path},order=x"))
     with pytest.raises(SpecError, match="share=150 is not a percent"):
-        make_player(parse_spec(f"classical:eval={path},share=150"))
+        make_engine_player(parse_spec(f"classical:eval={path},share=150"))
 
 
 def test_a_share_of_zero_searches_exactly_as_the_tables_do() -> None:

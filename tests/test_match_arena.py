@@ -10,7 +10,7 @@ from gomoku.engine.match.arena import (BLACK, WHITE, GameSettings, Match, MatchS
 from gomoku.engine.game.board import Board
 from gomoku.engine.base.limits import Limit, PlayResult
 from gomoku.engine.match.openings import builtin_openings
-from gomoku.engine.match.players import PlayerCrashed, RandomPlayer, SpecError, make_player, parse_spec
+from gomoku.engine.match.players import PlayerCrashed, RandomPlayer, SpecError, make_engine_player, parse_spec
 from gomoku.engine.game.rules import Rule
 
 
@@ -264,13 +264,13 @@ def test_bad_specs_are_one_line_errors(spec, msg):
 
 
 def test_mcts_specs_make_players_and_refuse_bad_nets(tmp_path):
-    assert make_player("pure-mcts:100").name == "pure-mcts-100"
+    assert make_engine_player("pure-mcts:100").name == "pure-mcts-100"
     with pytest.raises(SpecError, match="radius=9 is out of range"):
-        make_player("pure-mcts:100,radius=9")
+        make_engine_player("pure-mcts:100,radius=9")
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"not a model")
     with pytest.raises(SpecError, match="not a usable ONNX model"):
-        make_player(str(bad))
+        make_engine_player(str(bad))
 
 
 def test_zero_turn_time_uncaps_players_with_a_search_size_only():

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gomoku.engine.match.players import SpecError, make_player, parse_spec
+from gomoku.engine.match.players import SpecError, make_engine_player, parse_spec
 from gomoku.engine.mcts.search import MCTS, MCTSConfig, choose_move
 
 from cli_runner import gomoku
@@ -108,7 +108,7 @@ def test_specs_for_flat_mc_and_move_noise():
     assert parse_spec("flat-mc:200,radius=1,seed=4").options["radius"] == 1
     assert parse_spec("pure-mcts:100,select=flat").options["select"] == "flat"
     assert parse_spec("pure-mcts:100,temperature=1,move_noise=0.25").options["move_noise"] == 0.25
-    assert make_player("pure-mcts:100,draw=-0.3").config.draw_value == -0.3
+    assert make_engine_player("pure-mcts:100,draw=-0.3").config.draw_value == -0.3
     for bad in ("pure-mcts:100,move_noise=2", "flat-mc:100,select=puct", "pure-mcts:100,draw=-2"):
         with pytest.raises(SpecError):
             parse_spec(bad)

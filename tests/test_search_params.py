@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from gomoku.engine.game.board import Board
-from gomoku.engine.match.players import SpecError, make_player, parse_spec
+from gomoku.engine.match.players import SpecError, make_engine_player, parse_spec
 from gomoku.engine.search import params as sp
 from gomoku.tools.cli import main
 
@@ -78,8 +78,8 @@ def test_two_players_with_different_parameters_search_differently_and_share_noth
     assert other.nodes < first.nodes            # larger reductions, narrower quotas: a smaller tree
     assert wide.search(b.state, max_depth=6).nodes == other.nodes
     # and through the spec, as a match makes the players
-    a = make_player("classical:depth=6")
-    c = make_player("classical:depth=6,lmr_div=0.8,mc_quiet_cap=8")
+    a = make_engine_player("classical:depth=6")
+    c = make_engine_player("classical:depth=6,lmr_div=0.8,mc_quiet_cap=8")
     from gomoku.engine.base.limits import Limit
     ra, rc = a.play(b, Limit()), c.play(b, Limit())
     assert ra.info["nodes"] == first.nodes and rc.info["nodes"] == other.nodes

@@ -12,7 +12,7 @@ from gomoku.engine.player.agent import EnginePlayer, think
 from gomoku.engine.game.board import Board
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.base.limits import Limit
-from gomoku.engine.match.players import SpecError, make_player, parse_spec
+from gomoku.engine.match.players import SpecError, make_engine_player, parse_spec
 from gomoku.engine.search import evaluation
 
 #: middle-game positions of several rules and sizes (sharp and quiet ones)
@@ -122,7 +122,7 @@ def test_a_player_searches_with_the_tables_its_spec_names(tmp_path):
     lim = Limit(nodes=5000)
 
     def play(spec: str) -> tuple:
-        p = make_player(spec)
+        p = make_engine_player(spec)
         try:
             r = p.play(b, lim)
             return r.move, r.info["nodes"], r.info["score"]
@@ -135,7 +135,7 @@ def test_a_player_searches_with_the_tables_its_spec_names(tmp_path):
     # a file without this rule's tables leaves the shipped ones in place for it
     assert parse_spec(f"classical:tables={other}").name == "classical-other"
     s = Board.from_moves(15, POSITIONS[1][2], rule=Rule.STANDARD)
-    p, q = make_player(f"classical:tables={other}"), make_player("classical")
+    p, q = make_engine_player(f"classical:tables={other}"), make_engine_player("classical")
     assert p.play(s, lim).info["nodes"] == q.play(s, lim).info["nodes"]
 
 

@@ -16,7 +16,7 @@ import pytest
 from gomoku.engine.game.board import Board
 from gomoku.engine.game.rules import Rule
 from gomoku.engine.base.limits import Limit
-from gomoku.engine.match.players import make_player
+from gomoku.engine.match.players import make_engine_player
 from gomoku.engine.match import sanity
 from gomoku.weights.manifest import BATTERY_WITHDRAWAL, read_manifest, sha256_file, usable_nets
 
@@ -53,7 +53,7 @@ def test_shipped_net_takes_its_immediate_win(name: str, entry: dict) -> None:
         gap = [(x, 2) for x in range(k) if x != 1]
         filler = [(size - 1, y) for y in range(len(gap))]
         cases.append((gap, filler, {(1, 2)}))
-    player = make_player(f"{WEIGHTS / entry['file']}:playouts=200", win_length=k)
+    player = make_engine_player(f"{WEIGHTS / entry['file']}:playouts=200", win_length=k)
     for own_stones, other_stones, winning in cases:
         player.new_game(size, size, Rule.FREESTYLE)
         board = _position(size, own_stones, other_stones)

@@ -61,7 +61,7 @@ def make_seats(text: Optional[str], players: int, win_length: int, human_name: s
     """Parse --seats (default: a person at seat 1, rollout MCTS at 2000 playouts elsewhere)
     and create the engines; one-line click errors for anything that cannot sit here."""
     from gomoku.engine.match.nplayer import check_spec
-    from gomoku.engine.match.players import PlayerError, SpecError, make_player, parse_spec
+    from gomoku.engine.match.players import PlayerError, SpecError, make_engine_player, parse_spec
     specs = split_seats(text) if text else [HUMAN] + ["pure-mcts:2000"] * (players - 1)
     if len(specs) != players:
         raise click.BadParameter(f"{len(specs)} seats given for {players} players", param_hint="--seats")
@@ -75,7 +75,7 @@ def make_seats(text: Optional[str], players: int, win_length: int, human_name: s
         try:
             spec = parse_spec(spec_text)
             check_spec(spec, players)
-            player = make_player(spec, win_length=win_length, players=players)
+            player = make_engine_player(spec, win_length=win_length, players=players)
         except (SpecError, PlayerError) as exc:
             for s in seats:
                 if s.player is not None:

@@ -27,7 +27,7 @@ from gomoku.engine.game.seats import Game
 from gomoku.engine.game.stones import BLACK, EMPTY, WHITE
 from gomoku.engine.base.limits import Limit
 from gomoku.engine.match.openings import Opening
-from gomoku.engine.match.players import Player, PlayerFactory, make_player
+from gomoku.engine.match.players import Player, PlayerFactory, make_engine_player
 from gomoku.engine.match.referee import ColourWords, referee
 
 DECISIVE = ("five", "foul", "illegal", "time", "crash", "resign", "proven")
@@ -53,7 +53,7 @@ class GameSettings:
     adjudicate_proven: bool = False      # end a game once both players see the win forced
     # spec -> Player in the playing process; a module-level function (pickled by reference).
     # The engine's own knows in-process kinds; gomoku.protocol.players.make_player adds brains.
-    factory: PlayerFactory = make_player
+    factory: PlayerFactory = make_engine_player
 
     @property
     def board_height(self) -> int:

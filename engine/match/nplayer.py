@@ -33,7 +33,7 @@ from gomoku.engine.game.rules import Rule
 from gomoku.engine.game.seats import Game, NBoardError, SeatBoard
 from gomoku.engine.base.limits import Limit
 from gomoku.engine.match.openings import Opening
-from gomoku.engine.match.players import Player, PlayerSpec, SpecError, make_player, parse_spec
+from gomoku.engine.match.players import Player, PlayerSpec, SpecError, make_engine_player, parse_spec
 from gomoku.engine.match.specs import MANY_SEAT_KINDS
 from gomoku.engine.match.referee import SeatWords, referee
 
@@ -278,7 +278,7 @@ class NMatch:
 
     def __init__(self, a: str | PlayerSpec, b: str | PlayerSpec, settings: NGameSettings, games: int,
                  seed: Optional[int] = None, names: Optional[tuple[str, str]] = None,
-                 factory: Callable[..., Player] = make_player,
+                 factory: Callable[..., Player] = make_engine_player,
                  openings: Sequence[Opening] = ()) -> None:
         settings.check()
         self.specs = {"A": parse_spec(a) if isinstance(a, str) else a,

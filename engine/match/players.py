@@ -12,7 +12,7 @@ that, or the kind's default). The keys `time`, `nodes`, `depth` and `playouts` e
 that player, so one match can give two players different budgets.
 
 `parse_spec` validates without creating anything (cheap, runs in the parent process: files a
-spec names are read once there, so a bad one fails before any game); `make_player` creates
+spec names are read once there, so a bad one fails before any game); `make_engine_player` creates
 an in-process player (runs in whatever process will play the games). External brains are
 started by `gomoku.protocol.players.make_player`, which handles `brain:` and hands every
 other kind to this one: the engine never imports the protocol layer, and the match runner
@@ -489,7 +489,7 @@ def _make_random_net_player(spec: PlayerSpec, win_length: int, players: int) -> 
                            win_length=win_length, players=players)
 
 
-def make_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout: float = 10.0,
+def make_engine_player(spec: PlayerSpec | str, *, tolerance: float = 1.0, start_timeout: float = 10.0,
                 info: tuple[tuple[str, str], ...] = (), win_length: int = 5, players: int = 2) -> Player:
     """Create the in-process player a spec describes. Raises SpecError for kinds not available
     yet, and for `brain:` (an external process: gomoku.protocol.players.make_player starts it).

@@ -67,15 +67,15 @@ def net_path(arch: str, seed: int, width: int, height: int, win_length: int, pla
 class RandomNetPlayer:
     """An MCTS player over a random net made for each game's board on its first game there.
 
-    `make_player(path)` builds the FILE.onnx player for a net file (engine.match.players), so
+    `make_net_player(path)` builds the FILE.onnx player for a net file (engine.match.players), so
     the search is configured exactly as that spec's would be."""
 
-    def __init__(self, arch: str, seed: int, make_player: Callable[[str], Any], name: str,
+    def __init__(self, arch: str, seed: int, make_net_player: Callable[[str], Any], name: str,
                  win_length: int = 5, players: int = 2) -> None:
         self.name = name
         self.arch, self.net_seed = arch, seed
         self.win_length, self.players = win_length, players
-        self._make_player = make_player
+        self._net_player = make_net_player
         self._inner: Any = None
         self._game: Optional[tuple[int, int, Rule]] = None
         self._search_seed: Optional[int] = None
@@ -95,7 +95,7 @@ class RandomNetPlayer:
             if self._inner is not None:
                 self._inner.close()
             path = net_path(self.arch, self.net_seed, width, height, self.win_length, self.players, key[2])
-            self._inner = self._make_player(path)
+            self._inner = self._net_player(path)
             self._inner.name = self.name
             if self._search_seed is not None:
                 self._inner.reseed(self._search_seed)

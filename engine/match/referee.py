@@ -248,7 +248,7 @@ def _ask(player: Player, seat: int, board: SeatBoard, lim: Limit, used: list[flo
     t0 = time.perf_counter()
     try:
         # Player.play is typed for the two-seat Board; an NBoard goes only to the players that
-        # make_player allows for more seats, which take it
+        # make_engine_player allows for more seats, which take it
         res: PlayResult = player.play(board.view(), limit)  # type: ignore[arg-type]
     except PlayerTimeout as exc:
         raise _Ended("time", words.timed_out(seat, exc), loser=seat) from None

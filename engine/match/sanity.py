@@ -22,7 +22,7 @@ answer-three  the opponent has an open k-2 (an open three in five in a row, an o
 
 The positions are built for any board size and win length, and the cells that pass worked out
 on them, in `engine.match.sanity_positions`; this module plays them and gives the verdicts.
-The move judged is the one the net's own MCTS player plays (`engine.match.players.make_player`,
+The move judged is the one the net's own MCTS player plays (`engine.match.players.make_engine_player`,
 the player `gomoku play --opponent FILE.onnx` and `gomoku match FILE.onnx` make, with its
 default settings and a fixed seed, so the battery gives the same moves run after run); the raw
 policy's top cell is reported beside it (and is judged as well for the opening). For two-player
@@ -172,8 +172,8 @@ def player_move(path: str, pos: Position, playouts: int, seed: int = SEED) -> tu
     """The move the net's MCTS player makes: the player `gomoku play --opponent FILE.onnx` makes,
     at `playouts`, seeded, no clock."""
     from ..base.limits import Limit
-    from .players import make_player
-    player = make_player(f"{path}:playouts={playouts},seed={seed}", win_length=pos.win_length, players=pos.players)
+    from .players import make_engine_player
+    player = make_engine_player(f"{path}:playouts={playouts},seed={seed}", win_length=pos.win_length, players=pos.players)
     try:
         player.new_game(pos.width, pos.height, pos.rule)
         res = player.play(_board(pos), Limit(playouts=playouts))

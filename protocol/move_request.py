@@ -125,7 +125,7 @@ class MoveRequest:
 
 def run_request(req: MoveRequest, job: Callable[[MoveRequest], Optional[Answer]]
                 ) -> tuple[threading.Thread, threading.Thread]:
-    """Start the thinking thread and the watchdog for `req`; returns (thinker, watchdog), which
+    """Start the thinking thread and the watchdog for `req`; returns (thinking, watchdog), which
     a test can join to know both are done."""
 
     def body() -> None:
@@ -140,7 +140,7 @@ def run_request(req: MoveRequest, job: Callable[[MoveRequest], Optional[Answer]]
             req.answer(result)
 
     watchdog = threading.Thread(target=req.supervise, name="watchdog", daemon=True)
-    thinker = threading.Thread(target=body, name="thinker", daemon=True)
+    thinking = threading.Thread(target=body, name="thinking", daemon=True)
     watchdog.start()
-    thinker.start()
-    return thinker, watchdog
+    thinking.start()
+    return thinking, watchdog

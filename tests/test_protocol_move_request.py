@@ -16,7 +16,7 @@ import pytest
 from conftest import LOAD_SLACK_S, FakeClock
 from gomoku.engine.base.timeman import Budget
 from gomoku.protocol.output import ProtocolOutput
-from gomoku.protocol.thinker import MoveRequest, run_request
+from gomoku.protocol.move_request import MoveRequest, run_request
 
 #: Real seconds a thread may take to do what it was woken for: far above any scheduling delay,
 #: far below the 30 s the watchdog would sleep when a wake-up is missing.
@@ -89,7 +89,7 @@ def test_watchdog_answers_the_fallback_when_the_engine_hangs():
         return "9,9", None, []
 
     req = MoveRequest(out, budget(clock, 0.1, 0.3), ("1,1", None, []), clock=clock)
-    thinker, watchdog = run_request(req, stuck)
+    thinking, watchdog = run_request(req, stuck)
     clock.advance(0.15)
     req.recheck()
     assert req.stop.wait(WAKE_S)          # stop was set at the soft deadline
@@ -98,7 +98,7 @@ def test_watchdog_answers_the_fallback_when_the_engine_hangs():
     req.recheck()
     assert req.done.wait(WAKE_S) and req.answered_by == "fallback"
     release.set()
-    join(thinker, watchdog)
+    join(thinking, watchdog)
     assert seen_stop == [True]
     assert read_all(r, out) == ["1,1"]    # the engine's late answer is dropped
 
@@ -107,12 +107,12 @@ def test_stop_request_shortens_deadlines():
     clock = FakeClock()
     out, r = pipe_output()
     req = MoveRequest(out, budget(clock, 30, 40), ("2,2", None, []), clock=clock)
-    thinker, watchdog = run_request(req, lambda q: (q.stop.wait(60), ("3,3", None, []))[1])
+    thinking, watchdog = run_request(req, lambda q: (q.stop.wait(60), ("3,3", None, []))[1])
     clock.advance(1.0)
     req.request_stop()
     assert (req.budget.soft, req.budget.hard) == (clock(), clock() + 0.15)   # stop now, answer soon
     assert req.done.wait(WAKE_S)
-    join(thinker, watchdog)
+    join(thinking, watchdog)
     assert read_all(r, out) == ["3,3"]
 
 
@@ -121,13 +121,13 @@ def test_stop_request_gives_the_fallback_when_the_engine_ignores_it():
     out, r = pipe_output()
     release = threading.Event()
     req = MoveRequest(out, budget(clock, 30, 40), ("2,2", None, []), clock=clock)
-    thinker, watchdog = run_request(req, lambda q: (release.wait(WAKE_S), ("3,3", None, []))[1])
+    thinking, watchdog = run_request(req, lambda q: (release.wait(WAKE_S), ("3,3", None, []))[1])
     req.request_stop()
     clock.advance(0.15)                   # the grace period is over
     req.recheck()
     assert req.done.wait(WAKE_S) and req.answered_by == "fallback"
     release.set()
-    join(thinker, watchdog)
+    join(thinking, watchdog)
     assert read_all(r, out) == ["2,2"]
 
 
@@ -136,7 +136,7 @@ def test_tightened_budget_wakes_the_watchdog():
     out, r = pipe_output()
     release = threading.Event()
     req = MoveRequest(out, budget(clock, 30, 40), ("4,4", None, []), clock=clock)
-    thinker, watchdog = run_request(req, lambda q: (release.wait(WAKE_S), ("5,5", None, []))[1])
+    thinking, watchdog = run_request(req, lambda q: (release.wait(WAKE_S), ("5,5", None, []))[1])
     now = clock.advance(1.0)
     b = req.budget
     # a new budget whose hard deadline is now: set_budget alone must wake the watchdog, which
@@ -144,7 +144,7 @@ def test_tightened_budget_wakes_the_watchdog():
     req.set_budget(Budget(b.origin, now - 0.1, now, 1000, False))
     assert req.done.wait(WAKE_S) and req.answered_by == "fallback"
     release.set()
-    join(thinker, watchdog)
+    join(thinking, watchdog)
     assert read_all(r, out) == ["4,4"]
 
 
@@ -179,10 +179,10 @@ def test_watchdog_on_the_real_clock_answers_at_the_hard_deadline():
     out, r = pipe_output()
     release = threading.Event()
     req = MoveRequest(out, budget(time.monotonic, 0.1, 0.3), ("1,1", None, []))
-    thinker, watchdog = run_request(req, lambda q: (release.wait(WAKE_S), ("9,9", None, []))[1])
+    thinking, watchdog = run_request(req, lambda q: (release.wait(WAKE_S), ("9,9", None, []))[1])
     assert req.done.wait(WAKE_S)
     took = time.monotonic() - req.budget.origin
     release.set()
-    join(thinker, watchdog)
+    join(thinking, watchdog)
     assert 0.3 <= took < 0.3 + LOAD_SLACK_S
     assert read_all(r, out) == ["1,1"]
