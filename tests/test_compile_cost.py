@@ -81,7 +81,7 @@ def test_background_compile_shows_progress_then_lets_the_engine_move(monkeypatch
     first: list[str] = []
     bc = BackgroundCompile(jobs=2, first=lambda: first.append("ran")).start()
     for _ in range(200):
-        if len(bc.finished) == len(bc.cost) - 1:
+        if sum(len(steps) for steps in bc.work.pending) == 1:
             break
         threading.Event().wait(0.01)
     assert first == ["ran"] and bc.error is None       # the person's move code, then the children
@@ -164,14 +164,43 @@ def test_the_compile_bar_fits_80_columns_and_its_time_left_never_reads_zero(monk
     from gomoku.tools import prepare
     plan = warmup.plan_processes(4)
     bar = prepare._Bar(Console(file=io.StringIO()), plan, 4)
-    t0 = bar.t0
-    done, left = bar.estimate(t0)
-    assert done == 0 and left == pytest.approx(max(sum(bar.cost[s] for s in g) for g in plan))
+    t0, cost = bar.work.t0, bar.work.cost
+    done, left = bar.work.estimate(t0)
+    assert done == 0 and left == pytest.approx(max(sum(cost[s] for s in g) for g in plan))
     # far past every estimate: the share stops below the end, the time left stays above zero
-    done, left = bar.estimate(t0 + 10_000)
-    assert done < sum(bar.cost.values()) and left > 0
+    done, left = bar.work.estimate(t0 + 10_000)
+    assert done < bar.work.total and left > 0
     bar.refresh()
     wide = Console(width=200, record=True, color_system=None, file=io.StringIO())
     wide.print(bar.progress.make_tasks_table(bar.progress.tasks))
     line = wide.export_text().strip()
     assert line.startswith("compiling once: ") and "left" in line and len(line) <= 80
+
+
+def test_the_time_left_follows_the_speed_the_finished_steps_showed():
+    """On a fake clock: before any step the estimate is the measured costs; a first step that
+    took twice its cost doubles what is left; the share counts the finished step's cost."""
+    from gomoku.engine.player import warmup
+    from gomoku.tools.prepare import CompileProgress, _clock
+    now = [100.0]
+    plan = warmup.plan_processes(1)
+    work = CompileProgress(plan, clock=lambda: now[0])
+    first, rest = plan[0][0], plan[0][1:]
+    assert work.estimate() == (0.0, pytest.approx(work.total))
+    now[0] += 2 * work.cost[first]
+    work.step_done(first, 2 * work.cost[first])
+    done, left = work.estimate()
+    assert done == pytest.approx(work.cost[first])
+    assert left == pytest.approx(2 * sum(work.cost[s] for s in rest))
+    assert work.summary() == f"{100 * work.cost[first] / work.total:.0f} %, ~{_clock(left)} left"
+
+
+def test_the_play_status_line_says_the_time_left_in_80_columns():
+    from gomoku.tools.prepare import BackgroundCompile
+    now = [0.0]
+    bc = BackgroundCompile(jobs=2, clock=lambda: now[0])      # made, not started: nothing runs
+    now[0] = 3599.0                       # an hour into its first step: the longest line
+    line = bc.status_line()
+    text = line.removeprefix("[dim]").removesuffix("[/dim]")
+    assert text.startswith("Engine compiling (once): ") and " left; you can move meanwhile." in text
+    assert len(text) <= 80
