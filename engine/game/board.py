@@ -5,6 +5,7 @@ calls the jitted functions in `core` on `board.state` directly.
 """
 from __future__ import annotations
 
+import functools
 from typing import Iterable, Optional
 
 import numpy as np
@@ -21,6 +22,21 @@ class IllegalMove(ValueError):
     """A move that cannot be played; the message is one line meant for a person."""
 
 
+@functools.lru_cache(maxsize=32)
+def _empty_state(width: int, height: int, rule: int) -> BoardState:
+    """The empty board of a size and rule, made once: `core.new_state` draws the Zobrist keys
+    and builds every pattern from scratch (about 0.2 ms), which reading tens of thousands of
+    recorded positions (`gomoku tune --scores`) paid once per position. Never handed out:
+    boards get a copy."""
+    return core.new_state(width, height, rule)
+
+
+def _copy_state(st: BoardState) -> BoardState:
+    """A board state of its own: every array copied but the two constant ones, the rule's
+    pattern table and the Zobrist keys, which no move writes."""
+    return BoardState(*[a if a is st.tables or a is st.zobrist else a.copy() for a in st])
+
+
 class Board:
     """A position under one rule: cells, side to move, move list, hash and patterns."""
 
@@ -31,7 +47,7 @@ class Board:
         self.width = int(width)
         self.height = int(height)
         self.rule = Rule(rule)
-        self.state: BoardState = core.new_state(self.width, self.height, int(self.rule))
+        self.state: BoardState = _copy_state(_empty_state(self.width, self.height, int(self.rule)))
         self._forbid_cache: Optional[tuple[int, np.ndarray]] = None
 
     # -- construction -------------------------------------------------------------------
@@ -46,8 +62,7 @@ class Board:
     def copy(self) -> "Board":
         other = object.__new__(Board)
         other.width, other.height, other.rule = self.width, self.height, self.rule
-        st = self.state
-        other.state = BoardState(*[a if a is st.tables else a.copy() for a in st])
+        other.state = _copy_state(self.state)
         other._forbid_cache = None
         return other
 
