@@ -8,6 +8,7 @@ Exit status is 0 on END and on end of input, and nothing is printed after either
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -24,38 +25,60 @@ from gomoku.protocol.session import Session
 READ_CHUNK = 65536
 
 
-def run(log_path: Optional[str] = None, warmup: bool = True,
-        clock: Callable[[], float] = time.monotonic,
-        check: Optional[Callable[[], Optional[str]]] = None) -> int:
-    """Serve the protocol until END or end of input; never returns normally (os._exit).
-    Input lines are stamped on `clock`, which the session's deadlines are on.
-
-    `check` (the files the command line names, see `named_files_problem`) runs once the
-    streams are isolated, so what the libraries it loads print lands in the log, not in the
-    manager's pipe. A problem it returns does not end the brain: a manager would only see a
-    process that died before ABOUT and START, and its user no reason. The brain serves the
-    protocol and refuses every game with `ERROR <problem>` (see Session's `refusal`), and
-    the log says why from its first lines."""
+def run(options: BrainArgs, warmup: bool = True, clock: Callable[[], float] = time.monotonic) -> int:
+    """Serve the protocol with the parsed `options` until END or end of input; never returns
+    normally (os._exit). Input lines are stamped on `clock`, which the session's deadlines
+    are on. The session is `start_session`'s, set up once the streams are isolated."""
     # A thread waiting for the GIL (the watchdog, the reader) gets it within ~1 ms instead of 5.
     sys.setswitchinterval(0.001)
-    proto_fd = isolate_stdio(log_path)
-    out = ProtocolOutput(proto_fd, log=sys.stderr if log_path else None)
-    problem = _checked(check)
-    loader = EngineLoader(warmup=warmup)
-    if problem is None:
-        loader.start()
-    session = Session(out, loader, startup_s=timeman.startup_cost_s(), clock=clock, refusal=problem)
-    print(f"brain started, pid {os.getpid()}, start-up charge {session.startup_s:.3f} s")
-    if problem is not None:
-        print(f"every game refused: {problem}")
+    proto_fd = isolate_stdio(options.log)
+    out = ProtocolOutput(proto_fd, log=sys.stderr if options.log else None)
+    session = start_session(options, out, clock=clock, warmup=warmup)
     splitter = LineSplitter()
     while True:
         try:
             data = os.read(0, READ_CHUNK)
         except OSError:
             data = b""
-        if not serve_chunk(session, out, splitter, data, clock(), log=bool(log_path)):
+        if not serve_chunk(session, out, splitter, data, clock(), log=bool(options.log)):
             _quit(out)
+
+
+def start_session(options: BrainArgs, out: ProtocolOutput, clock: Callable[[], float] = time.monotonic,
+                  warmup: bool = True, startup_s: Optional[float] = None) -> Session:
+    """The session `run` serves, made from the parsed `options` alone: the loader is given
+    the net, the evaluator and its share, the session the default move time, and what the
+    environment held that is not used is logged. Apart from `run` so that tests set a brain
+    up exactly as the process does, in this process (`startup_s`: the first move's start-up
+    charge, measured when None).
+
+    The files the command line names are checked first (`checked_files`), once the streams
+    are isolated, so what the libraries that load them print lands in the log, not in the
+    manager's pipe. A problem does not end the brain: a manager would only see a process
+    that died before ABOUT and START, and its user no reason. The brain serves the protocol
+    and refuses every game with `ERROR <problem>` (see Session's `refusal`), starts no
+    loader, and the log says why from its first lines."""
+    options, problem = checked_files(options)
+    loader = EngineLoader(warmup=warmup, net=options.net, evaluator=options.evaluator, share=options.share,
+                          share_problem=options.env_problems.get("--share"))
+    if problem is None:
+        loader.start()
+    session = Session(out, loader, startup_s=timeman.startup_cost_s() if startup_s is None else startup_s,
+                      clock=clock, refusal=problem, turn_ms=options.turn_ms)
+    print(f"brain started, pid {os.getpid()}, start-up charge {session.startup_s:.3f} s")
+    if problem is not None:
+        print(f"every game refused: {problem}")
+    for name, why in options.env_problems.items():
+        if name != "--share":        # the loader tells it with the share the evaluator plays
+            words = _DEFAULT_WORDS.get(name)
+            print(f"{why}; {words(options) if words else 'the default plays'}")
+    return session
+
+
+#: What plays instead of an environment value that is not used (options.env_problems).
+_DEFAULT_WORDS: dict[str, Callable[[BrainArgs], str]] = {
+    "--turn-ms": lambda o: f"{o.turn_ms} ms a move when the manager sends no time INFO",
+}
 
 
 def serve_chunk(session: Session, out: ProtocolOutput, splitter: LineSplitter, data: bytes,
@@ -96,11 +119,9 @@ def _quit(out: ProtocolOutput) -> None:
     os._exit(0)
 
 
-def _checked(check: Optional[Callable[[], Optional[str]]]) -> Optional[str]:
+def _checked(check: Callable[[], Optional[str]]) -> Optional[str]:
     """What `check` finds wrong, in one line; a check that crashes is a problem too (its
     traceback goes to the log), never a dead brain."""
-    if check is None:
-        return None
     try:
         return check()
     except Exception as exc:  # noqa: BLE001 - the brain must still answer
@@ -108,9 +129,26 @@ def _checked(check: Optional[Callable[[], Optional[str]]]) -> Optional[str]:
         return f"start-up check failed: {type(exc).__name__}: {exc}".splitlines()[0]
 
 
+def checked_files(options: BrainArgs) -> tuple[BrainArgs, Optional[str]]:
+    """`options` with the evaluator the command line names as the file it means (NAME.onnx:
+    NAME.eval.npz beside it), and why a file the command line names cannot play
+    (`named_files_problem`, a crash in it included), or None. Files named only by the
+    environment are the loader's to try: it logs one that does not load and plays without it
+    (a net's MESSAGE says so), as a brain started by a manager always did."""
+    net = options.net if "--net" in options.named else None
+    evaluator = options.evaluator if "--eval" in options.named else None
+    if net is None and evaluator is None:
+        return options, None
+    problem = _checked(lambda: named_files_problem(net, evaluator))
+    if problem is None and evaluator is not None:
+        from gomoku.engine.search.learned_file import evaluator_path
+        options = dataclasses.replace(options, evaluator=str(evaluator_path(evaluator)))
+    return options, problem
+
+
 def named_files_problem(net: Optional[str] = None, evaluator: Optional[str] = None) -> Optional[str]:
     """Why the net (`--net`) or the learned evaluator (`--eval`) the command line names cannot
-    play, in one line, or None once both are handed to the loader (GOMOKU_NET, GOMOKU_EVAL).
+    play, in one line, or None when both load.
 
     Checked before the first game, not left to the background loader, which falls back to the
     classical engine: a person who names a file wants to hear that it is wrong, not to find
@@ -118,16 +156,11 @@ def named_files_problem(net: Optional[str] = None, evaluator: Optional[str] = No
     if evaluator is not None:
         from gomoku.engine.search.learned_file import EvalFileError, evaluator_path, load_evaluator
         try:
-            evaluator = str(evaluator_path(evaluator))
-            load_evaluator(evaluator)
+            load_evaluator(evaluator_path(evaluator))
         except EvalFileError as exc:
             return str(exc)
-        os.environ["GOMOKU_EVAL"] = evaluator
     if net is not None:
-        why = net_problem(net)
-        if why:
-            return why
-        os.environ["GOMOKU_NET"] = net
+        return net_problem(net)
     return None
 
 
@@ -149,14 +182,14 @@ def net_problem(path: str) -> Optional[str]:
     return None
 
 
-def _usage_error(text: str, prog: str = "pbrain-gomoku") -> None:
+def _usage_error(text: str, prog: str = "pbrain-gomoku", log: Optional[str] = None) -> None:
     """One line on stderr and exit status 2, for a command line that is malformed (an
     unknown argument, a flag without its value): the protocol has not started, so nothing
     may go to stdout (a manager would read it as the brain's first reply). The line also
-    goes to GOMOKU_BRAIN_LOG when that is set, where a manager's user looks first."""
+    goes to `log` (GOMOKU_BRAIN_LOG, as BrainUsageError carries it), where a manager's user
+    looks first."""
     line = f"{prog}: {text}"
     print(line, file=sys.stderr)
-    log = os.environ.get("GOMOKU_BRAIN_LOG")
     if log:
         try:
             with open(log, "a", encoding="utf-8") as f:
@@ -178,7 +211,7 @@ def main(argv: Optional[list[str]] = None, prog: str = "pbrain-gomoku") -> None:
     try:
         parsed = parse_brain_args(sys.argv[1:] if argv is None else argv)
     except BrainUsageError as exc:
-        _usage_error(str(exc), prog)
+        _usage_error(str(exc), prog, exc.log)
         raise AssertionError("unreachable")     # _usage_error exits
     serve(parsed, prog)
 
@@ -186,7 +219,7 @@ def main(argv: Optional[list[str]] = None, prog: str = "pbrain-gomoku") -> None:
 def serve(parsed: BrainArgs, prog: str) -> None:
     """Do what a parsed command line asks: answer --help, --version or --warmup and exit, or
     serve the protocol (`gomoku brain` calls this with the line it parsed itself)."""
-    from gomoku.protocol.options import apply_defaults, help_text
+    from gomoku.protocol.options import help_text
     if parsed.action == "help":
         try:
             print(help_text(prog), flush=True)
@@ -201,10 +234,7 @@ def serve(parsed: BrainArgs, prog: str) -> None:
         from gomoku.protocol.session import _version
         print(f"{prog} {_version()}")
         raise SystemExit(0)
-    apply_defaults(parsed)
-    net, evaluator = parsed.net, parsed.evaluator
-    check = (lambda: named_files_problem(net, evaluator)) if net is not None or evaluator is not None else None
-    run(log_path=parsed.log_path(), check=check)
+    run(parsed)
 
 
 if __name__ == "__main__":

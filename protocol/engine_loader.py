@@ -21,31 +21,22 @@ import time
 import traceback
 from typing import Any, Iterator, Optional
 
-from gomoku.engine.search.blend import SHARE_ENV, blend_words, parse_share
+from gomoku.engine.search.blend import blend_words
 
 #: Every game a Piskvork brain plays: two players, five in a row (the rules differ).
 BRAIN_PLAYERS = 2
 BRAIN_WIN_LENGTH = 5
 
 
-def _share_from_environment() -> tuple[Optional[int], Optional[str]]:
-    """The evaluator's share that GOMOKU_EVAL_SHARE asks for (None: the file's own), and why a
-    value there is not used (None when it is). `--share P` is checked before the protocol
-    starts; a bad value in the environment is only logged, and the file's share plays: the
-    brain answers its manager whatever its environment says."""
-    text = os.environ.get(SHARE_ENV)
-    if not text:
-        return None, None
-    try:
-        return parse_share(text), None
-    except ValueError as exc:
-        return None, f"{SHARE_ENV} not used ({exc})"
-
-
 class EngineLoader:
-    """Holds the engine modules once loaded: `board_mod` (Board, IllegalMove) and `think`."""
+    """Holds the engine modules once loaded: `board_mod` (Board, IllegalMove) and `think`.
 
-    def __init__(self, warmup: bool = True, net: Optional[str] = None, evaluator: Optional[str] = None) -> None:
+    What it loads is what it is given (the brain passes its parsed options, see
+    protocol/options.py): `net`, `evaluator` and its `share` (None: the file's own), and
+    `share_problem`, why the environment's share is not used, logged once the evaluator is."""
+
+    def __init__(self, warmup: bool = True, net: Optional[str] = None, evaluator: Optional[str] = None,
+                 share: Optional[int] = None, share_problem: Optional[str] = None) -> None:
         self.board_ready = threading.Event()   # Board usable (forbidden checks for fallbacks)
         self.ready = threading.Event()         # think() usable (the warm-up may still run)
         self.warmed = threading.Event()        # warm-up done: nothing left to load
@@ -60,11 +51,12 @@ class EngineLoader:
         self.Limit: Any = None
         self._warmup = warmup
         # a policy-value net for MCTS (`--net FILE` / GOMOKU_NET); the classical search otherwise
-        self.net_path = net if net is not None else (os.environ.get("GOMOKU_NET") or None)
+        self.net_path = net or None
         # a learned evaluator for the alpha-beta (`--eval FILE` / GOMOKU_EVAL) under its rule
-        self.eval_path = evaluator if evaluator is not None else (os.environ.get("GOMOKU_EVAL") or None)
+        self.eval_path = evaluator or None
         # its share of the leaf value (`--share P` / GOMOKU_EVAL_SHARE), None for the file's own
-        self.eval_share, self._share_problem = _share_from_environment()
+        self.eval_share = share
+        self._share_problem = share_problem
         self.searcher: Any = None              # says which searcher plays a board (ABOUT, MESSAGE)
         # what the net and the evaluator are, once loaded (or why they were not): set before
         # `ready`, read by the session to tell the manager when a game is not theirs

@@ -47,7 +47,8 @@ class Session:
     """Everything one brain process remembers between commands."""
 
     def __init__(self, out: ProtocolOutput, loader: EngineLoader, startup_s: float = 0.0,
-                 clock: Clock = time.monotonic, refusal: Optional[str] = None) -> None:
+                 clock: Clock = time.monotonic, refusal: Optional[str] = None,
+                 turn_ms: int = timeman.DEFAULT_TURN_MS) -> None:
         self.out = out
         # why this brain plays no game at all (a --net or --eval file it cannot use): START and
         # RECTSTART answer `ERROR <refusal>`, every game command `ERROR <command> refused: ...`;
@@ -61,7 +62,8 @@ class Session:
         self.no_game: Optional[str] = None
         self._told: set[tuple[int, int, str]] = set()   # games whose net/evaluator notice went out
         self.rule = Rule.FREESTYLE
-        self.time = TimeInfo()
+        # the time INFO values, and a move's time when none came (the brain's --turn-ms)
+        self.time = TimeInfo(default_turn=turn_ms)
         self.info: dict[str, str] = {}          # every INFO key seen (folder, game_type, ...)
         self.max_depth: Optional[int] = None
         self.max_node: Optional[int] = None

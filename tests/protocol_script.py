@@ -10,7 +10,9 @@ clock past it (`advance`), never by a sleep or a slack for a loaded machine.
 Two engines: `real_loader()` is the shipped `EngineLoader` (its search is compiled already),
 for tests about play, bounded by `INFO max_depth` rather than time; `ScriptedLoader` is the
 same loader class with a scripted `think` that answers as told and records the Limit (the
-deadlines) each search was given, for tests about protocol text and deadlines.
+deadlines) each search was given, for tests about protocol text and deadlines. Given a parsed
+command line instead (`Script(options=parse_brain_args([...]))`), the session and its loader
+are the ones the process makes from it (`brain.start_session`), environment defaults included.
 
 Only what truly needs a process (start-up time, stdout silence of a real process, END during a
 search, Ctrl-C or stdin closing) starts a real brain, with conftest's `Brain`.
@@ -25,9 +27,10 @@ from types import SimpleNamespace
 from typing import Any, Callable, Optional, Union
 
 from conftest import MOVE_RE, FakeClock, move_of
-from gomoku.protocol.brain import serve_chunk
+from gomoku.protocol.brain import serve_chunk, start_session
 from gomoku.protocol.commands import LineSplitter
 from gomoku.protocol.engine_loader import EngineLoader
+from gomoku.protocol.options import BrainArgs
 from gomoku.protocol.output import ProtocolOutput
 from gomoku.protocol.session import Session
 
@@ -61,14 +64,27 @@ class Script:
     """One brain session in this process: `send` lines, `line`/`move` read the replies."""
 
     def __init__(self, loader: Optional[EngineLoader] = None, clock: Optional[FakeClock] = None,
-                 turn_ms: int = 300, startup_s: float = 0.0, refusal: Optional[str] = None) -> None:
+                 turn_ms: int = 300, startup_s: float = 0.0, refusal: Optional[str] = None,
+                 options: Optional[BrainArgs] = None) -> None:
+        """A session on `loader` (default: the shared `real_loader()`) with `refusal` and a
+        move time of `turn_ms` (what --turn-ms sets in a process); or, given the parsed
+        command line `options`, the session the process sets up from them (brain.start_session:
+        the named files checked, its own loader, the move time they say), its loader's
+        loading awaited unless the session refuses every game."""
         self.clock = clock or FakeClock()
-        self.loader = loader if loader is not None else real_loader()
         self._stamps = _Stamps(self.clock)
         self._r, w = os.pipe()
         self.out = ProtocolOutput(w, log=self._stamps)   # type: ignore[arg-type]
-        self.session = Session(self.out, self.loader, startup_s=startup_s, clock=self.clock, refusal=refusal)
-        self.session.time.default_turn = turn_ms        # what GOMOKU_TURN_MS sets in a process
+        if options is not None:
+            assert loader is None and refusal is None, "the options say what the loader and refusal are"
+            self.session = start_session(options, self.out, clock=self.clock, warmup=False, startup_s=startup_s)
+            self.loader = self.session.loader
+            if self.session.refusal is None:
+                assert self.loader.finished.wait(600) and self.loader.ready.is_set(), self.loader.failed
+        else:
+            self.loader = loader if loader is not None else real_loader()
+            self.session = Session(self.out, self.loader, startup_s=startup_s, clock=self.clock,
+                                   refusal=refusal, turn_ms=turn_ms)
         self.splitter = LineSplitter()
         self.ended = False
         self.sent_at = self.clock()

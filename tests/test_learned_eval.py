@@ -3,6 +3,7 @@ ONNX export agree; its files load or fail in one line; the alpha-beta keeps its 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -205,9 +206,10 @@ def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with(tmp_path, m
     on all of them and on their quiet positions."""
     from click.testing import CliRunner
     from gomoku.protocol import brain
+    from gomoku.protocol.options import parse_brain_args
     from gomoku.tools.cli import main
     from gomoku.train.replay import ReplayStore
-    from protocol_script import Script, real_loader
+    from protocol_script import Script
     run = tmp_path / "mix"
     scores = tmp_path / "scores.txt"
     scores.write_text("# scored positions: rule freestyle size 9\n" + "".join(
@@ -239,10 +241,11 @@ def test_a_tiny_training_run_makes_an_evaluator_the_brain_plays_with(tmp_path, m
     assert plot.exit_code == 0 and (run / "plots" / "teacher.png").read_bytes()[:4] == b"\x89PNG", plot.output
     ev = load_evaluator(run / "nets" / "best.eval.npz")
     assert (ev.arch, ev.rule) == ("mix8", "freestyle")
-    monkeypatch.setenv("GOMOKU_EVAL", "")                      # restored after the test
     assert brain.named_files_problem(evaluator=str(run / "nets" / "best.onnx")) is None
     capsys.readouterr()
-    with Script(loader=real_loader(evaluator=brain.os.environ["GOMOKU_EVAL"], fresh=True), turn_ms=1000) as b:
+    options = parse_brain_args(["--eval", str(run / "nets" / "best.onnx"), "--turn-ms", "1000"])
+    with Script(options=options) as b:                          # NAME.onnx: the NAME.eval.npz beside it
+        assert b.loader.eval_path == str(run / "nets" / "best.eval.npz")
         b.send("START 9", "INFO max_depth 4")
         assert b.line() == "OK"
         b.send("INFO timeout_turn 1000")
@@ -304,18 +307,18 @@ def test_the_brain_plays_the_blend_it_is_given_and_names_it(tmp_path, monkeypatc
     from gomoku.protocol import brain
     from gomoku.protocol.options import parse_brain_args
     from gomoku.tools.cli import main
-    from protocol_script import Script, real_loader
+    from protocol_script import Script
     model = _net("freestyle")
     path = tmp_path / "f.eval.npz"
     save_evaluator(path, model.evaluator_weights(), model.arch, "freestyle")
     args = ["--eval", str(path), "--share", "30"]
     for spelled in (args, ["--eval", str(path), "--share=30"], ["--share", "30", "--eval", str(path)]):
-        parsed = parse_brain_args(spelled)                  # main puts the share in SHARE_ENV
+        parsed = parse_brain_args(spelled)                  # handed to the loader as it is
         assert (parsed.evaluator, parsed.share) == (str(path), 30)
-    for share in (30, 70):
-        monkeypatch.setenv(SHARE_ENV, str(share))
+    for share, spelled in ((30, args), (70, ["--eval", str(path)])):     # the line wins; else SHARE_ENV
+        monkeypatch.setenv(SHARE_ENV, "70")
         capsys.readouterr()
-        with Script(loader=real_loader(evaluator=str(path), fresh=True)) as b:
+        with Script(options=parse_brain_args(spelled)) as b:
             b.send("START 15", "INFO timeout_turn 300", "INFO max_depth 4")
             assert b.line() == "OK"
             b.send("TURN 7,7")
@@ -325,8 +328,9 @@ def test_the_brain_plays_the_blend_it_is_given_and_names_it(tmp_path, monkeypatc
             b.end()
         assert f"learned evaluator f (mix8) at share={share} under freestyle" in about, about
         assert f"share={share})" in capsys.readouterr().out
+        assert os.environ[SHARE_ENV] == "70"      # --share reached the loader, not the environment
     monkeypatch.setenv(SHARE_ENV, "half")         # a bad environment is logged, never fatal
-    with Script(loader=real_loader(evaluator=str(path), fresh=True)) as b:
+    with Script(options=parse_brain_args(["--eval", str(path)])) as b:
         b.send("START 15", "INFO max_depth 4")
         assert b.line() == "OK"
         b.send("BEGIN")

@@ -10,6 +10,7 @@ import pytest
 
 from conftest import MOVE_RE
 from gomoku.protocol.engine_loader import EngineLoader
+from gomoku.protocol.options import parse_brain_args
 from protocol_script import Script, real_loader
 WEIGHTS = Path(__file__).resolve().parent.parent / "weights"
 NET15 = str(WEIGHTS / "15x15k5-b4c32.onnx")       # freestyle, 15x15 only
@@ -98,11 +99,14 @@ def test_a_three_player_net_is_named_as_one_and_the_classical_engine_plays() -> 
 
 
 def test_a_net_named_by_the_environment_that_does_not_load_is_told(tmp_path: Path, monkeypatch) -> None:
+    """GOMOKU_NET is --net's default, but unlike --net its file is not checked before the first
+    game: the loader tries it, the classical engine plays, a MESSAGE says why."""
     missing = tmp_path / "gone.onnx"
     monkeypatch.setenv("GOMOKU_NET", str(missing))
-    loader = EngineLoader(warmup=False).start()             # the net named by the environment
-    assert loader.finished.wait(120) and loader.ready.is_set()
-    with Script(loader=loader) as b:
+    options = parse_brain_args([])                          # the net named by the environment
+    assert options.net == str(missing) and "--net" not in options.named
+    with Script(options=options) as b:
+        assert b.session.refusal is None and b.loader.net_path == str(missing)
         b.send("START 15", "INFO timeout_turn 300", "INFO max_depth 4")
         assert b.line() == "OK"
         said = []

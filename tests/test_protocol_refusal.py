@@ -10,6 +10,7 @@ The refusing session runs in this process (protocol_script) with the reason the 
 gives; one test runs `gomoku brain` itself, for its log and its silence on stderr."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import pytest
 
 from conftest import Brain
 from gomoku.protocol import brain
-from gomoku.protocol.engine_loader import EngineLoader
+from gomoku.protocol.options import parse_brain_args
 from protocol_script import Script
 
 GOMOKU = str(Path(sys.executable).parent / "gomoku")
@@ -48,14 +49,19 @@ def _session(b: "Brain | Script", why: str) -> None:
     ("--net", "nosuch.onnx", "ONNX file not found: nosuch.onnx"),
     ("--eval", "nosuch.eval.npz", "evaluator file not found: nosuch.eval.npz"),
 ])
-def test_a_named_file_that_cannot_be_used_answers_about_and_refuses_every_start(tmp_path, monkeypatch, flag, file, why):
+def test_a_named_file_that_cannot_be_used_answers_about_and_refuses_every_start(tmp_path, monkeypatch, capsys,
+                                                                               flag, file, why):
+    """Set up as the process sets itself up (brain.start_session), from the parsed line."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GOMOKU_NET", raising=False)
     monkeypatch.delenv("GOMOKU_EVAL", raising=False)
-    problem = brain._checked(lambda: brain.named_files_problem(**{{"--net": "net", "--eval": "evaluator"}[flag]: file}))
-    assert problem == why
-    with Script(loader=EngineLoader(), refusal=problem) as b:     # run() starts no loader then
+    environment = dict(os.environ)
+    with Script(options=parse_brain_args([flag, file])) as b:
+        assert b.session.refusal == why
+        assert b.loader._thread is None                  # no loader started for a refused brain
+        assert dict(os.environ) == environment           # the file named nowhere but here
         _session(b, why)
+    assert f"every game refused: {why}" in capsys.readouterr().out
 
 
 @pytest.mark.process

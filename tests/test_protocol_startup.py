@@ -196,14 +196,18 @@ def test_move_asked_for_once_the_engine_is_ready_is_searched():
 @pytest.mark.process
 def test_what_runs_before_the_first_reply_imports_no_numba_numpy_or_onnxruntime():
     """The brain answers ABOUT and START while the engine loads in the background: the modules
-    that serve the protocol and the loader's set-up (its net, evaluator and share settings read
-    from the environment) must not import numba, numpy or onnxruntime on the main thread
-    (importing the learned evaluator's file module there once cost every first reply 0.2 s)."""
+    that serve the protocol, the parse of the options (the net, evaluator and share settings
+    read from the environment) and the loader's set-up must not import numba, numpy or
+    onnxruntime on the main thread (importing the learned evaluator's file module there once
+    cost every first reply 0.2 s)."""
     import os
     import subprocess
     import sys
     code = ("import sys\nfrom gomoku.protocol import brain, session\n"
-            "from gomoku.protocol.engine_loader import EngineLoader\nEngineLoader()\n"
+            "from gomoku.protocol.engine_loader import EngineLoader\n"
+            "from gomoku.protocol.options import parse_brain_args\no = parse_brain_args([])\n"
+            "assert (o.net, o.evaluator, o.share) == ('some.onnx', 'some.eval.npz', 50), o\n"
+            "EngineLoader(net=o.net, evaluator=o.evaluator, share=o.share)\n"
             "print(sorted(m for m in ('numba', 'numpy', 'onnxruntime') if m in sys.modules))")
     env = {**os.environ, "GOMOKU_EVAL": "some.eval.npz", "GOMOKU_EVAL_SHARE": "50", "GOMOKU_NET": "some.onnx"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)

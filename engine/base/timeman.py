@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 from gomoku.engine.base.limits import UNLIMITED_MS, Limit
 
-#: Budget when no time INFO was ever sent (ms). Overridable for humans and tests.
+#: Budget when no time INFO was ever sent (ms); the brain's `--turn-ms` (or GOMOKU_TURN_MS, read
+#: by protocol/options.py) gives the session another one.
 DEFAULT_TURN_MS = 5000
 #: Fixed part of the safety margin (ms): pipe latency, thread wake-up, the manager's own slack.
 BASE_MARGIN_MS = 70
@@ -73,7 +74,7 @@ class TimeInfo:
     timeout_match: Optional[int] = None
     time_left: Optional[int] = None
     max_memory: Optional[int] = None
-    default_turn: int = field(default_factory=lambda: _env_int("GOMOKU_TURN_MS", DEFAULT_TURN_MS))
+    default_turn: int = DEFAULT_TURN_MS     # ms a move when the manager sends no time INFO
 
     def match_limited(self) -> bool:
         """True when `time_left` is a real clock (not absent, not the 'unlimited' sentinel)."""
@@ -186,13 +187,6 @@ def engine_times(budget: "Budget", now: float) -> tuple[float, float]:
     soft = max(0.0, budget.soft - now)
     hard = max(soft, budget.soft + CHECKS_GAP_SHARE * (budget.hard - budget.soft) - now)
     return soft, hard
-
-
-def _env_int(name: str, default: int) -> int:
-    try:
-        return int(os.environ.get(name, default))
-    except ValueError:
-        return default
 
 
 def margin_ms(limit_ms: float, first_move: bool) -> float:
