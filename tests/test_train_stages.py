@@ -132,6 +132,43 @@ def test_self_play_keeps_each_chunk_and_plays_only_what_is_missing(tmp_path: Pat
     assert state["pending"]["plan"]["chunk"] == 2
 
 
+class KilledAfter(FakePool):
+    """A pool whose chunks take `seconds` each on the fake clock, and that is killed (raises)
+    after `chunks` of them when `chunks` is set."""
+
+    def __init__(self, clock: list[float], seconds: float, chunks: int | None = None) -> None:
+        super().__init__()
+        self.clock, self.seconds, self.chunks = clock, seconds, chunks
+
+    def run(self, jobs: list[ChunkJob], tick: Callable[[], None]) -> Iterator[tuple[ChunkJob, list[TrainingGame]]]:
+        for k, (job, games) in enumerate(super().run(jobs, tick)):
+            if self.chunks is not None and k == self.chunks:
+                raise KeyboardInterrupt
+            self.clock[0] += self.seconds
+            yield job, games
+
+
+def test_a_resumed_phase_reports_the_seconds_of_both_sittings(monkeypatch, tmp_path: Path) -> None:
+    """The generation's line gives the whole phase's time: a resume after one chunk in 10 s
+    that plays the two others in 5 s each reports 20 s, not the second sitting's 10."""
+    import types
+
+    import gomoku.train.selfplay_stage as stage_mod
+    clock = [0.0]
+    monkeypatch.setattr(stage_mod, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    folder = _new(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        SelfPlay(folder, View(io.StringIO())).play(1, KilledAfter(clock, 10.0, chunks=1))
+    assert json.loads((folder.dir / "state.json").read_text())["pending"]["plan"]["seconds"] == 10.0
+    clock[0] = 5000.0                     # another process, another clock origin
+    again = RunFolder.open(tmp_path / "run", _config())
+    pool = KilledAfter(clock, 5.0)
+    SelfPlay(again, View(io.StringIO())).play(1, pool)
+    assert len(pool.asked) == 2
+    stats = json.loads((again.dir / "state.json").read_text())["pending"]["selfplay"]
+    assert stats["games"] == 6 and stats["seconds"] == 20.0
+
+
 def test_bootstrap_generations_play_small_classical_chunks(tmp_path: Path) -> None:
     folder = _new(tmp_path, bootstrap_generations=1, games_per_gen=12, workers=2)
     stage = SelfPlay(folder, View(io.StringIO()))
