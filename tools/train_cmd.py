@@ -1,8 +1,9 @@
 """`gomoku train`: AlphaZero self-play training (gomoku.train.loop); torch is imported only here, lazily.
 
-Every option that sets a field of the run's configuration (`gomoku.train.config.RunConfig`)
-takes its default from that field (`run_option`), so the command and a run made in code (a
-test, a study) train with the same settings unless told otherwise.
+Every option that sets a field of the run's configuration (`gomoku.train.config.RunConfig`,
+or `gomoku.train.adp_config.AdpConfig` for the options only the ADP agents take) takes its
+default from that field (`run_option`, `adp_option`), so the command and a run made in code
+(a test, a study) train with the same settings unless told otherwise.
 """
 from __future__ import annotations
 
@@ -35,6 +36,25 @@ def run_option(*decls: str, **kw: Any) -> Callable[[_F], _F]:
     plain = [d for d in decls if not d.startswith("-")]
     field = plain[0] if plain else max((d for d in decls if d.startswith("--")), key=len)[2:].replace("-", "_")
     return click.option(*decls, default=run_defaults()[field], **kw)
+
+
+@functools.lru_cache(maxsize=1)
+def adp_defaults() -> dict[str, Any]:
+    """AdpConfig's field defaults, those of the options only the ADP agents take
+    (gomoku.train.adp_config holds the dataclass apart from the torch trainer)."""
+    from gomoku.train.adp_config import AdpConfig
+    return {f.name: f.default for f in dataclasses.fields(AdpConfig) if f.default is not dataclasses.MISSING}
+
+
+def adp_option(*decls: str, **kw: Any) -> Callable[[_F], _F]:
+    """A click option that sets the AdpConfig field named by its longest --name, with that
+    field's default (as its str for a Choice of strings): a KeyError at import when the
+    names drift apart."""
+    field = max((d for d in decls if d.startswith("--")), key=len)[2:].replace("-", "_")
+    default = adp_defaults()[field]
+    if isinstance(kw.get("type"), click.Choice):
+        default = str(default)
+    return click.option(*decls, default=default, **kw)
 
 
 def _arch_default() -> str:
@@ -81,7 +101,7 @@ def _command_line() -> str:
     return "gomoku train " + " ".join(shlex.quote(a) for a in args)
 
 
-#: the Fudan paper's learning agents (gomoku.train.adp.ADP_ARCHS) and the options only they take
+#: the Fudan paper's learning agents (gomoku.train.adp_config.ADP_ARCHS) and the options only they take
 _ADP_NAMES = ("adp", "adp-er", "dqn")
 _ADP_OPTIONS = ("features", "hidden", "alpha", "gamma", "epsilon", "buffer", "replay_batch")
 #: the options an ADP run reads besides those
@@ -162,20 +182,20 @@ def _train_adp(width: int, height: int, rule: list, run_dir: Optional[str], hour
                    "or the Fudan paper's learning agents, adp, adp-er (with experience replay) and dqn (its "
                    "Q-learning trial), TD-trained critics played one ply deep "
                    f"[default: {_arch_default()}].")
-@click.option("--features", type=click.Choice(["30", "274"]), default="30",
+@adp_option("--features", type=click.Choice(["30", "274"]),
               help="adp, adp-er, dqn: the critic's pattern features, the Fudan paper's 30 or Zhao's 274 "
                    "(docs/train.md).")
 @click.option("--hidden", type=click.IntRange(1), default=None,
               help="adp, adp-er: units of the critic's hidden layer [default: 100; dqn: two layers of 16].")
-@click.option("--alpha", type=click.FloatRange(0.0, min_open=True), default=0.1,
+@adp_option("--alpha", type=click.FloatRange(0.0, min_open=True),
               help="adp, adp-er, dqn: the critic's learning rate a in e(t) = a[(r + g V(s')) - V(s)].")
-@click.option("--gamma", type=click.FloatRange(0.0, 1.0), default=1.0,
+@adp_option("--gamma", type=click.FloatRange(0.0, 1.0),
               help="adp, adp-er, dqn: the discount g (1: V stays black's win probability).")
-@click.option("--epsilon", type=click.FloatRange(0.0, 1.0), default=0.1,
+@adp_option("--epsilon", type=click.FloatRange(0.0, 1.0),
               help="adp, adp-er, dqn: share of self-play moves played at random among the candidate cells.")
-@click.option("--buffer", type=click.IntRange(1), default=20_000,
+@adp_option("--buffer", type=click.IntRange(1),
               help="adp-er: transitions the experience buffer keeps.")
-@click.option("--replay-batch", type=click.IntRange(1), default=5_000,
+@adp_option("--replay-batch", type=click.IntRange(1),
               help="adp-er: new transitions between two passes over the buffer in a random permutation.")
 @click.option("--hours", type=float, default=None, help="Stop after this much work (over all resumes).")
 @click.option("--generations", type=click.IntRange(0), default=None,
