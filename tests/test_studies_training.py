@@ -110,7 +110,8 @@ def test_threeplayer_nets_tabulates_the_ladder_of_seven_nets(tmp_path: Path) -> 
 
 def test_missing_pieces_are_one_line() -> None:
     """A study refuses what this build lacks in one line naming it, before any work."""
-    checks = [(runs.require_options, ("demo", "train", ["--no-such-knob"]), "--no-such-knob"),
+    checks = [(runs.require_fields, ("demo", "net", ["no_such_knob"]), "no_such_knob"),
+              (runs.require_fields, ("demo", "adp", ["no_such_knob"]), "no_such_knob"),
               (runs.require_specs, ("demo", ["pure-mcts:playouts=5,no_such_key=1"]), "no_such_key"),
               (runs.require_archs, ("demo", ["nosuchnet7"]), "nosuchnet7")]
     for check, args, word in checks:
@@ -118,7 +119,8 @@ def test_missing_pieces_are_one_line() -> None:
             check(*args)
         message = err.value.format_message()
         assert word in message and "demo" in message and "\n" not in message
-    runs.require_options("demo", "train", ["--board", "--arch"])        # present: no error
+    runs.require_fields("demo", "net", ["width", "arch", "select"])     # present: no error
+    runs.require_fields("demo", "adp", ["features", "replay_batch"])
     runs.require_archs("demo", ["cnn3", "b1c8"])
 
 
@@ -133,12 +135,35 @@ def test_steps_to_beat_each_rung_come_from_the_ladder_records() -> None:
     assert runs.mean_sd([20, 40]) == "30/10" and runs.mean_sd([]) == "-"
 
 
-def test_a_command_that_crashes_ends_the_study_in_one_line(tmp_path: Path) -> None:
-    """An exception inside `gomoku train` (here a run path it cannot use) is a one-line
-    StudyError naming the log, which keeps the traceback."""
+def test_a_run_that_crashes_ends_the_study_in_one_line(tmp_path: Path) -> None:
+    """An exception inside training (here a run path it cannot use) is a one-line StudyError
+    naming the log, which keeps the traceback."""
     log = tmp_path / "train.log"
     with pytest.raises(click.ClickException) as err:
-        runs.gomoku(["train", "--board", "6", "--arch", "b1c8", "--run", str(tmp_path / "bad\x00name")], log)
+        runs.train("demo", tmp_path / "bad\x00name", runs.net_config(6, "b1c8"), log, generations=1)
     message = err.value.format_message()
     assert "\n" not in message and str(log) in message and "ValueError" in message
     assert "Traceback" in log.read_text()
+
+
+def test_a_study_run_records_the_study_as_its_command_and_logs_its_lines(tmp_path: Path) -> None:
+    """A run a study trains through gomoku.train.start says in config.json which study made
+    it, and what it reported is in the study's log."""
+    log = tmp_path / "train.log"
+    assert runs.train("demo", tmp_path / "r", runs.net_config(6, "b1c8", workers=1), log, generations=0) == []
+    config = json.loads((tmp_path / "r" / "config.json").read_text())
+    assert config["command"] == "gomoku study demo: run r" and config["arch"] == "b1c8"
+    text = log.read_text()
+    assert text.startswith("$ gomoku study demo: run r") and text.rstrip().endswith("[exit 0]")
+    assert len(text.splitlines()) > 2                       # the run's own lines between
+
+
+def test_a_study_match_returns_the_report_it_writes(tmp_path: Path) -> None:
+    """runs.match plays through the match room and hands back what its JSON report holds:
+    the score, and A's as black and as white."""
+    out, log = tmp_path / "m" / "a-b.json", tmp_path / "match.log"
+    r = runs.match("random:seed=1", "random:seed=2", 6, 2, out, log, win=4)
+    assert r == json.loads(out.read_text()) and r["finished"] is True
+    assert r["wins"] + r["losses"] + r["draws"] == 2 and r["settings"]["width"] == 6
+    assert sum(r["a_as_black"].values()) == 1 and sum(r["a_as_white"].values()) == 1
+    assert "Finished game 2" in log.read_text() and log.read_text().rstrip().endswith("[exit 0]")

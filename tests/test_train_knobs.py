@@ -209,3 +209,21 @@ def test_every_option_that_sets_a_run_field_takes_the_fields_default():
     for param in shared:
         assert param.default == fields[param.name], param.name
     assert default_arch("cpu") == RunConfig(width=9, height=9).arch == "b4c32" and default_arch("cuda") == CUDA_ARCH
+
+
+def test_every_option_only_the_adp_agents_take_defaults_to_its_adpconfig_field():
+    """`gomoku train --arch adp` and an AdpConfig made in code (a study) train alike unless told
+    otherwise: each ADP option's default is its field's (--features, a choice of strings, as
+    the field's number written out); --hidden's default depends on the arch."""
+    import dataclasses
+
+    from gomoku.tools.train_cmd import train
+    from gomoku.train.adp_config import AdpConfig
+    fields = {f.name: f.default for f in dataclasses.fields(AdpConfig) if f.default is not dataclasses.MISSING}
+    params = {p.name: p for p in train.params}
+    adp_only = ("features", "alpha", "gamma", "epsilon", "buffer", "replay_batch")
+    for name in adp_only:
+        default = params[name].default
+        assert (int(default) if name == "features" else default) == fields[name], name
+    assert params["features"].default == "30" and list(params["features"].type.choices) == ["30", "274"]
+    assert params["hidden"].default is None and AdpConfig(width=9, height=9).hidden == [100]

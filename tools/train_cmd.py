@@ -1,8 +1,9 @@
 """`gomoku train`: AlphaZero self-play training (gomoku.train.loop); torch is imported only here, lazily.
 
-Every option that sets a field of the run's configuration (`gomoku.train.config.RunConfig`)
-takes its default from that field (`run_option`), so the command and a run made in code (a
-test, a study) train with the same settings unless told otherwise.
+Every option that sets a field of the run's configuration (`gomoku.train.config.RunConfig`,
+or `gomoku.train.adp_config.AdpConfig` for the options only the ADP agents take) takes its
+default from that field (`run_option`, `adp_option`), so the command and a run made in code
+(a test, a study) train with the same settings unless told otherwise.
 """
 from __future__ import annotations
 
@@ -37,6 +38,25 @@ def run_option(*decls: str, **kw: Any) -> Callable[[_F], _F]:
     return click.option(*decls, default=run_defaults()[field], **kw)
 
 
+@functools.lru_cache(maxsize=1)
+def adp_defaults() -> dict[str, Any]:
+    """AdpConfig's field defaults, those of the options only the ADP agents take
+    (gomoku.train.adp_config holds the dataclass apart from the torch trainer)."""
+    from gomoku.train.adp_config import AdpConfig
+    return {f.name: f.default for f in dataclasses.fields(AdpConfig) if f.default is not dataclasses.MISSING}
+
+
+def adp_option(*decls: str, **kw: Any) -> Callable[[_F], _F]:
+    """A click option that sets the AdpConfig field named by its longest --name, with that
+    field's default (as its str for a Choice of strings): a KeyError at import when the
+    names drift apart."""
+    field = max((d for d in decls if d.startswith("--")), key=len)[2:].replace("-", "_")
+    default = adp_defaults()[field]
+    if isinstance(kw.get("type"), click.Choice):
+        default = str(default)
+    return click.option(*decls, default=default, **kw)
+
+
 def _arch_default() -> str:
     """--arch's default as its help says it (train.config.default_arch decides)."""
     from gomoku.train.config import default_arch
@@ -52,25 +72,12 @@ def _run_arch(run_dir: str) -> Optional[str]:
         return None
 
 
-#: the search and learning-rate options: a resumed run keeps its own, as it keeps every setting
-#: but the machine's, and says so when the command asks for others
-_KNOBS = ("c_puct", "select", "dirichlet_eps", "dirichlet_alpha", "move_noise", "temperature_moves",
-          "lr_schedule", "kl_target", "plateau_patience", "ladder_opponent",
-          "scores_holdout", "scores_decided_weight")
-
-
-def _kept_knobs(asked: Any, kept: Any) -> list[str]:
-    """One line per knob the command gave that the resumed run does not train with."""
+def _asked() -> list[str]:
+    """The options given on the command line (not left at their defaults): a resumed run says
+    which of its knobs it keeps instead of these (gomoku.train.start.kept_knobs)."""
     ctx = click.get_current_context()
-    out = []
-    for name in _KNOBS:
-        if ctx.get_parameter_source(name) != ParameterSource.COMMANDLINE:
-            continue
-        want, have = getattr(asked, name), getattr(kept, name)
-        if want != have:
-            flag = "--" + name.replace("_", "-")
-            out.append(f"this run keeps {name}={have}: {flag} {want} applies to new runs only")
-    return out
+    return [p.name for p in ctx.command.params
+            if p.name and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE]
 
 
 def _command_line() -> str:
@@ -81,7 +88,7 @@ def _command_line() -> str:
     return "gomoku train " + " ".join(shlex.quote(a) for a in args)
 
 
-#: the Fudan paper's learning agents (gomoku.train.adp.ADP_ARCHS) and the options only they take
+#: the Fudan paper's learning agents (gomoku.train.adp_config.ADP_ARCHS) and the options only they take
 _ADP_NAMES = ("adp", "adp-er", "dqn")
 _ADP_OPTIONS = ("features", "hidden", "alpha", "gamma", "epsilon", "buffer", "replay_batch")
 #: the options an ADP run reads besides those
@@ -104,23 +111,18 @@ def _train_adp(width: int, height: int, rule: list, run_dir: Optional[str], hour
         raise click.UsageError("an ADP critic trains under one rule")
     if opts["win_length"] != 5 or opts["players"] != 2:
         raise click.UsageError("the Fudan paper's agents play two players, five in a row")
-    try:
-        from gomoku.train.adp import ADP_ARCHS, AdpConfig, AdpError, AdpRun
-    except ImportError as exc:
-        raise click.ClickException(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
+    from gomoku.train.adp_config import ADP_ARCHS, AdpConfig
+    from gomoku.train.view import View
     run_dir = run_dir or f"runs/{width}x{height}-{rule[0].label}"
-    output_path(run_dir, "--run", folder=True)
     arch = opts["arch"] or _run_arch(run_dir) or "adp"
-    features = int(adp["features"])
-    if arch == "dqn" and features != 30:
-        raise click.UsageError("dqn is the paper's Q-learning trial on its 30 features")
     hidden = [adp["hidden"]] if adp["hidden"] is not None else list(ADP_ARCHS[arch][0])
     if arch == "dqn" and adp["hidden"] is not None:
         hidden = [adp["hidden"], adp["hidden"]]
-    cfg = AdpConfig(width=width, height=height, rule=rule[0].label, arch=arch, features=features, hidden=hidden,
-                    alpha=adp["alpha"], gamma=adp["gamma"], epsilon=adp["epsilon"], buffer=adp["buffer"],
-                    replay_batch=adp["replay_batch"], games_per_gen=opts["games_per_gen"], seed=opts["seed"],
-                    command=_command_line())
+    cfg = AdpConfig(width=width, height=height, rule=rule[0].label, arch=arch, features=int(adp["features"]),
+                    hidden=hidden, alpha=adp["alpha"], gamma=adp["gamma"], epsilon=adp["epsilon"],
+                    buffer=adp["buffer"], replay_batch=adp["replay_batch"], games_per_gen=opts["games_per_gen"],
+                    seed=opts["seed"], command=_command_line())
+    cfg = _prepare(run_dir, cfg)
     live = not plain and (sys.stdout.isatty() if progress is None else progress)
     if live:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -128,22 +130,51 @@ def _train_adp(width: int, height: int, rule: list, run_dir: Optional[str], hour
                       TimeRemainingColumn()) as bar:
             task = bar.add_task("self-play", total=cfg.games_per_gen)
 
+            class BarLines(View):
+                """The run's lines above the bar."""
+
+                def log(self, text: str) -> None:
+                    bar.console.print(text)
+
             def show(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
-            try:
-                run = AdpRun(run_dir, cfg, bar.console.print, generations=generations, hours=hours,
-                             progress=show)
-                code = run.run()
-            except AdpError as exc:
-                raise click.ClickException(str(exc)) from None
+            code = _start(run_dir, cfg, BarLines(), hours, generations, progress=show)
     else:
-        try:
-            run = AdpRun(run_dir, cfg, click.echo, generations=generations, hours=hours)
-            code = run.run()
-        except AdpError as exc:
-            raise click.ClickException(str(exc)) from None
+        code = _start(run_dir, cfg, View(), hours, generations)
     if code:
         sys.exit(code)
+
+
+def _refusals(call: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+    """A gomoku.train.start call, its refusals as one-line errors."""
+    try:
+        from gomoku.train.start import TrainError, TrainUsageError
+    except ImportError as exc:
+        raise click.ClickException(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
+    try:
+        return call(*args, **kw)
+    except TrainUsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    except TrainError as exc:
+        raise click.ClickException(str(exc)) from None
+    except ValueError as exc:      # a damaged shard or net file: one line naming it
+        raise click.ClickException(str(exc)) from None
+
+
+def _prepare(run_dir: str, cfg: Any) -> Any:
+    """The settings as gomoku.train.start checks them, before the --run folder is made (so a
+    refusal leaves none behind), then the folder checked."""
+    from gomoku.train.start import checked
+    cfg = _refusals(checked, cfg)
+    output_path(run_dir, "--run", folder=True)
+    return cfg
+
+
+def _start(run_dir: str, cfg: Any, view: Any, hours: Optional[float], generations: Optional[int],
+           **kw: Any) -> int:
+    """gomoku.train.start.start_run: the run, its exit status."""
+    from gomoku.train.start import start_run
+    return int(_refusals(start_run, run_dir, cfg, view, hours=hours, generations=generations, **kw))
 
 
 @click.command(context_settings={"show_default": True})
@@ -162,20 +193,20 @@ def _train_adp(width: int, height: int, rule: list, run_dir: Optional[str], hour
                    "or the Fudan paper's learning agents, adp, adp-er (with experience replay) and dqn (its "
                    "Q-learning trial), TD-trained critics played one ply deep "
                    f"[default: {_arch_default()}].")
-@click.option("--features", type=click.Choice(["30", "274"]), default="30",
+@adp_option("--features", type=click.Choice(["30", "274"]),
               help="adp, adp-er, dqn: the critic's pattern features, the Fudan paper's 30 or Zhao's 274 "
                    "(docs/train.md).")
 @click.option("--hidden", type=click.IntRange(1), default=None,
               help="adp, adp-er: units of the critic's hidden layer [default: 100; dqn: two layers of 16].")
-@click.option("--alpha", type=click.FloatRange(0.0, min_open=True), default=0.1,
+@adp_option("--alpha", type=click.FloatRange(0.0, min_open=True),
               help="adp, adp-er, dqn: the critic's learning rate a in e(t) = a[(r + g V(s')) - V(s)].")
-@click.option("--gamma", type=click.FloatRange(0.0, 1.0), default=1.0,
+@adp_option("--gamma", type=click.FloatRange(0.0, 1.0),
               help="adp, adp-er, dqn: the discount g (1: V stays black's win probability).")
-@click.option("--epsilon", type=click.FloatRange(0.0, 1.0), default=0.1,
+@adp_option("--epsilon", type=click.FloatRange(0.0, 1.0),
               help="adp, adp-er, dqn: share of self-play moves played at random among the candidate cells.")
-@click.option("--buffer", type=click.IntRange(1), default=20_000,
+@adp_option("--buffer", type=click.IntRange(1),
               help="adp-er: transitions the experience buffer keeps.")
-@click.option("--replay-batch", type=click.IntRange(1), default=5_000,
+@adp_option("--replay-batch", type=click.IntRange(1),
               help="adp-er: new transitions between two passes over the buffer in a random permutation.")
 @click.option("--hours", type=float, default=None, help="Stop after this much work (over all resumes).")
 @click.option("--generations", type=click.IntRange(0), default=None,
@@ -291,51 +322,15 @@ def train(board: tuple[int, int], rule: list, run_dir: Optional[str], hours: Opt
         if not ray.strip():
             raise click.BadParameter("give 'local' or a Ray cluster address", param_hint="--ray")
     rules = [r.label for r in rule]
-    from gomoku.train.evaluate import check_ladder_opponent
-    opts["ladder_opponent"] = opts["ladder_opponent"].strip()
-    try:
-        check_ladder_opponent(opts["ladder_opponent"], opts["ladder_start"])
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    try:
-        from gomoku.train.config import RunConfig, RunError, default_arch
-        from gomoku.train.checkpoint import CheckpointError
-        from gomoku.train.export import ExportError
-        from gomoku.train.models import ArchError, sized_arch
-        from gomoku.train.loop import TrainingRun
-        from gomoku.train.view import RichView, View
-    except ImportError as exc:
-        raise click.ClickException(f"training needs the train extra (pip install -e '.[train]'): {exc}") from None
-    try:
-        arch_opt = opts.pop("arch")
-        run_dir = run_dir or f"runs/{width}x{height}-{'-'.join(rules)}"
-        output_path(run_dir, "--run", folder=True)
-        if arch_opt is None:        # resuming without --arch keeps the run's architecture
-            arch_opt = _run_arch(run_dir) or default_arch(opts["device"])
-        arch = sized_arch(arch_opt, width, height)
-    except ArchError as exc:
-        raise click.ClickException(str(exc)) from None
-    if arch.startswith("mix") and (len(rules) > 1 or opts["players"] != 2 or opts["win_length"] != 5):
-        raise click.ClickException(f"{arch}: a learned evaluator is trained for one rule, two players, five in "
-                                   "a row (start a standard or renju run from a freestyle one with --init)")
-    if opts["device"] == "cuda":
-        import torch
-        if not torch.cuda.is_available():
-            raise click.ClickException("--device cuda: this torch has no CUDA (install a CUDA build of torch 2.13.0)")
+    from gomoku.train.config import RunConfig, default_arch
+    from gomoku.train.view import RichView, View
+    run_dir = run_dir or f"runs/{width}x{height}-{'-'.join(rules)}"
+    arch = opts.pop("arch") or _run_arch(run_dir) or default_arch(opts["device"])   # resuming keeps its own
     ladder_start = opts.pop("ladder_start")
     opts["scores"] = [str(p) for p in opts.pop("scores")]
     cfg = RunConfig(width=width, height=height, rule=",".join(rules), arch=arch, ladder_start=ladder_start,
                     ladder_step=ladder_start, ray=ray.strip() if ray else None, command=_command_line(),
                     **opts)
+    cfg = _prepare(run_dir, cfg)
     live = not plain and (sys.stdout.isatty() if progress is None else progress)
-    view = RichView() if live else View()
-    try:
-        run = TrainingRun(run_dir, cfg, view, hours=hours, generations=generations)
-        for line in _kept_knobs(cfg, run.cfg) if run.resumed else ():
-            view.log(line)
-        code = run.run()
-    except (RunError, CheckpointError, ArchError, ExportError) as exc:
-        raise click.ClickException(str(exc)) from None
-    except ValueError as exc:      # a damaged shard or net file: one line naming it
-        raise click.ClickException(str(exc)) from None
-    sys.exit(code)
+    sys.exit(_start(run_dir, cfg, RichView() if live else View(), hours, generations, asked=_asked()))

@@ -54,15 +54,10 @@ from gomoku.engine.game.rules import parse_rule
 from gomoku.engine.net.critic import FEATURE_SETS, afterstates, choose, end_values, feature_names
 from gomoku.engine.net.metadata import NetInfo
 
+from .adp_config import ADP_ARCHS, AdpConfig
 from .atomic import clean_temporaries, write_bytes, write_json, write_with
 from .metrics import put_record
 
-#: the three agents: arch -> (hidden layers when --hidden is not given, learning rule)
-ADP_ARCHS: dict[str, tuple[tuple[int, ...], str]] = {
-    "adp": ((100,), "td"),
-    "adp-er": ((100,), "replay"),
-    "dqn": ((16, 16), "q"),
-}
 #: fields a resumed run must keep
 FIXED = ("width", "height", "rule", "arch", "features", "hidden", "seed")
 #: the inputs' scale inside the net: counts of the 30 set reach 30 and more, which would
@@ -74,33 +69,6 @@ TOLERANCE = 1e-4
 
 class AdpError(ValueError):
     """A run folder or option that cannot be used; one line."""
-
-
-@dataclass
-class AdpConfig:
-    width: int
-    height: int
-    rule: str = "freestyle"
-    arch: str = "adp"
-    features: int = 30
-    hidden: list[int] = field(default_factory=lambda: [100])
-    alpha: float = 0.1
-    gamma: float = 1.0
-    epsilon: float = 0.1
-    buffer: int = 20_000
-    replay_batch: int = 5_000
-    games_per_gen: int = 100
-    seed: int = 1
-    command: str = ""
-
-    @property
-    def learning(self) -> str:
-        return ADP_ARCHS[self.arch][1]
-
-    @property
-    def arch_label(self) -> str:
-        """The net's name in its metadata: arch, features and hidden layers (adp-f30-h100)."""
-        return f"{self.arch}-f{self.features}-h{'x'.join(str(h) for h in self.hidden)}"
 
 
 class Critic(nn.Module):

@@ -74,11 +74,10 @@ def _runs(s: Scale) -> dict[str, tuple[str, str]]:
 
 
 def _train(name: str, arch: str, select: str, s: Scale, out: Path) -> list[dict[str, Any]]:
-    opts = {"--generations": s.generations, "--games-per-gen": s.games, "--parallel-games": s.games,
-            "--workers": 1, "--playouts": s.playouts, "--full-search-prob": 1, "--updates": s.updates,
-            "--batch": s.batch, "--window": s.window, "--eval-games": 0, "--ladder-games": 0,
-            "--classical-games": 0, "--select": select, "--seed": 1}
-    return runs.train(out / "runs" / name, ["--board", s.size, "--win", s.win], arch, opts, out / "train.log")
+    cfg = runs.net_config(s.size, arch, win_length=s.win, games_per_gen=s.games, parallel_games=s.games, workers=1,
+                          playouts=s.playouts, full_search_prob=1.0, updates_per_gen=s.updates, batch_size=s.batch,
+                          window=s.window, eval_games=0, ladder_games=0, classical_games=0, select=select, seed=1)
+    return runs.train(NAME, out / "runs" / name, cfg, out / "train.log", generations=s.generations)
 
 
 def _spec(out: Path, run: str, select: str, playouts: int, gen: Optional[int] = None, label: str = "") -> str:
@@ -121,7 +120,7 @@ def _pairs(s: Scale, out: Path, done: int) -> list[Pair]:
 def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
     """Train the six runs, then play the paper's pairs."""
     s = SCALES[scale]
-    runs.require_options(NAME, "train", ["--select"])
+    runs.require_fields(NAME, "net", ["select"])
     plan = _runs(s)
     runs.require_archs(NAME, sorted({arch for arch, _ in plan.values()}))
     trained: dict[str, dict[str, Any]] = {}
@@ -132,7 +131,6 @@ def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
                          "step": recs[-1].get("step") if recs else None}
     done = trained["cnn3"]["generations"]
     openings = runs.openings_file(out / "openings.txt", s.size, max(1, s.h2h_games // 2), seed=1)
-    game = ["--size", str(s.size), "--win", str(s.win)]
     rows, paper_rows, data = [], [], []
     for i, pair in enumerate(_pairs(s, out, done)):
         paper_rows.append([pair.section, pair.a, pair.b, pair.paper])
@@ -140,8 +138,8 @@ def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
             rows.append([pair.section, pair.a, pair.b, "not run at this scale", "", ""])
             continue
         progress(f"{pair.section}: {pair.a} against {pair.b}")
-        r = runs.match(pair.spec_a, pair.spec_b, game, s.h2h_games, out / "matches" / f"{i:02d}.json",
-                       out / "match.log", openings=str(openings))
+        r = runs.match(pair.spec_a, pair.spec_b, s.size, s.h2h_games, out / "matches" / f"{i:02d}.json",
+                       out / "match.log", win=s.win, openings=str(openings))
         first, second = r["a_as_black"], r["a_as_white"]
         rows.append([pair.section, pair.a, pair.b, f"{runs.wld(r)} ({runs.score(r):.2f})",
                      f"{first['wins']}-{first['losses']}-{first['draws']}",

@@ -5,7 +5,7 @@ other and against fixed opponents.
 The paper played each agent 12 games against each of six Gomocup AIs and gave the share of
 points (its "rate"); its ADP and ADP-ER are critics trained by TD(0) on their own games, with
 experience replay for ADP-ER, which it found helps (0.29 against 0.24). Here both critics are
-trained with `gomoku train --arch adp` and `--arch adp-er` (the same seed, features, net and
+trained as `gomoku train --arch adp` and `--arch adp-er` train them (the same seed, features, net and
 number of self-play games: the learning rule is the one difference), then every agent plays
 every other one (a round robin) and three references the project has, random, `classical:1`
 (the static one-ply choice) and `classical:2` (2,000 nodes a move), and the critics' common
@@ -75,11 +75,9 @@ PAPER += ("\n\nThe paper: each agent 12 games against each of six Gomocup AIs on
 
 
 def _train(arch: str, s: Scale, out: Path) -> list[dict[str, Any]]:
-    opts: dict[str, Any] = {"--generations": s.generations, "--games-per-gen": s.games_per_gen,
-                            "--hidden": s.hidden, "--features": 30, "--seed": 1}
-    if arch == "adp-er":
-        opts.update({"--replay-batch": s.replay_batch, "--buffer": s.buffer})
-    return runs.train(out / arch, ["--board", s.size], arch, opts, out / "train.log")
+    replay = {"replay_batch": s.replay_batch, "buffer": s.buffer} if arch == "adp-er" else {}
+    cfg = runs.adp_config(s.size, arch, s.hidden, games_per_gen=s.games_per_gen, features=30, seed=1, **replay)
+    return runs.train(NAME, out / arch, cfg, out / "train.log", generations=s.generations)
 
 
 def _specs(s: Scale, out: Path) -> dict[str, str]:
@@ -103,7 +101,7 @@ def _pairing(a: str, b: str, specs: dict[str, str], s: Scale, out: Path, opening
                 return dict(r)
         except (ValueError, KeyError):
             pass
-    return runs.match(specs[a], specs[b], ["--size", str(s.size)], games, path, out / "match.log",
+    return runs.match(specs[a], specs[b], s.size, games, path, out / "match.log",
                       openings=str(openings))
 
 
@@ -117,7 +115,7 @@ def _rate(reports: list[dict[str, Any]]) -> str:
 
 def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
     s = SCALES[scale]
-    runs.require_options(NAME, "train", ["--features", "--hidden", "--replay-batch", "--buffer"])
+    runs.require_fields(NAME, "adp", ["features", "hidden", "replay_batch", "buffer"])
     runs.require_specs(NAME, ["classical:depth=2,tss=0", "flat-mc:100"])
     training: dict[str, dict[str, Any]] = {}
     for arch in ("adp", "adp-er"):

@@ -49,11 +49,10 @@ PAPER += ("\n\nThe paper: 5x5, four in a row, more than 10000 self-play games at
 
 
 def _train(s: Scale, out: Path) -> list[dict[str, Any]]:
-    opts = {"--generations": s.generations, "--games-per-gen": s.games, "--parallel-games": s.games,
-            "--workers": 1, "--playouts": s.playouts, "--full-search-prob": 1, "--updates": s.updates,
-            "--batch": s.batch, "--window": 20000, "--eval-games": 0, "--ladder-games": 0,
-            "--classical-games": 0, "--seed": 1}
-    return runs.train(out / "run", ["--board", 5, "--win", 4], ARCH, opts, out / "train.log")
+    cfg = runs.net_config(5, ARCH, win_length=4, games_per_gen=s.games, parallel_games=s.games, workers=1,
+                          playouts=s.playouts, full_search_prob=1.0, updates_per_gen=s.updates, batch_size=s.batch,
+                          window=20000, eval_games=0, ladder_games=0, classical_games=0, seed=1)
+    return runs.train(NAME, out / "run", cfg, out / "train.log", generations=s.generations)
 
 
 def _checkpoints(s: Scale, done: int) -> list[int]:
@@ -80,8 +79,8 @@ def _play(gen: int, s: Scale, out: Path, rivals: list[Path]) -> dict[str, int]:
     net = f"{runs.net(out / 'run', gen)}:playouts={s.playouts},name=gen{gen}"
     for seed, path in enumerate(rivals, 1):
         rival = f"{path}:playouts={s.playouts},name=random-net-{seed}"
-        r = runs.match(net, rival, ["--size", "5", "--win", "4"], 2, out / "matches" / f"gen{gen}-seed{seed}.json",
-                       out / "match.log")
+        r = runs.match(net, rival, 5, 2, out / "matches" / f"gen{gen}-seed{seed}.json", out / "match.log",
+                       win=4)
         for side, key in (("first", "a_as_black"), ("second", "a_as_white")):
             for k in ("wins", "losses", "draws"):
                 tally[f"{side}_{k}"] += r[key][k]

@@ -1,22 +1,21 @@
-"""What the training studies share: `gomoku train` and `gomoku match` run through the real
-command line, the checks that the options and player specs a study needs exist, and tables.
+"""What the training studies share: training and matches through the train and match rooms'
+own entry points (gomoku.train.start.start_run, gomoku.engine.match.arena.Match), the checks
+that the run settings and player specs a study needs exist, and tables.
 
-The commands run in this process (click's `main(args, standalone_mode=False)`), not as
-subprocesses: a study trains ten nets and plays dozens of matches, and each fresh process would
-pay torch's and numba's start-up again (seconds each, most of a tiny study's budget). What they
-print goes to a log file under the study's folder, so a failed run can be read afterwards.
+They run in this process: a study trains ten nets and plays dozens of matches, and each fresh
+process would pay torch's and numba's start-up again (seconds each, most of a tiny study's
+budget). What a run or match reports goes to a log file under the study's folder, so a failed
+one can be read afterwards.
 """
 from __future__ import annotations
 
-import contextlib
-import io
+import dataclasses
 import json
 import random
 import statistics
-import sys
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence, TextIO
 
 import click
 
@@ -27,22 +26,26 @@ class StudyError(click.ClickException):
     """A study that cannot run or whose command failed: one line for the user, no traceback."""
 
 
-def _command(name: str) -> click.Command:
-    from gomoku.tools.cli import main
-    cmd = main.get_command(click.Context(main), name)
-    if cmd is None:
-        raise StudyError(f"this build has no `gomoku {name}`")
-    return cmd
+def _config_class(kind: str) -> Any:
+    """The settings a study's runs are made of: "net" (RunConfig) or "adp" (AdpConfig); both
+    modules are torch-free, so the check needs no train extra."""
+    if kind == "adp":
+        from gomoku.train.adp_config import AdpConfig
+        return AdpConfig
+    from gomoku.train.config import RunConfig
+    return RunConfig
 
 
-def require_options(study: str, command: str, options: Iterable[str]) -> None:
-    """Refuse in one line when `gomoku COMMAND` lacks an option the study passes, so a study can
-    land before the option does and say what it waits for."""
-    have = {o for p in _command(command).params for o in p.opts}
-    missing = [o for o in options if o not in have]
+def require_fields(study: str, kind: str, fields: Iterable[str]) -> None:
+    """Refuse in one line when the run settings of `kind` ("net": RunConfig, "adp": AdpConfig)
+    lack a field the study sets, so a study can land before the setting does and say what it
+    waits for."""
+    cls = _config_class(kind)
+    have = {f.name for f in dataclasses.fields(cls)}
+    missing = [f for f in fields if f not in have]
     if missing:
-        raise StudyError(f"study {study} needs `gomoku {command} {' '.join(missing)}`, which this build "
-                         "does not have yet")
+        raise StudyError(f"study {study} needs the run setting {', '.join(missing)} ({cls.__name__}), which "
+                         "this build does not have yet")
 
 
 def require_specs(study: str, specs: Iterable[str]) -> None:
@@ -96,68 +99,165 @@ def arch_known(arch: str) -> bool:
     return True
 
 
-def gomoku(words: Sequence[object], log: Path) -> str:
-    """`gomoku ARGS` in this process (each argument as its str), its output appended to `log`;
-    a failure is a StudyError with the command's last line. Returns what the command printed."""
-    from gomoku.tools.cli import main
-    args = [str(a) for a in words]
-    buf = io.StringIO()
-    saved_argv, code, message = sys.argv, 0, ""
-    sys.argv = ["gomoku", *args]          # `gomoku train` records its command line from here
-    try:
-        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-            try:
-                main.main(args=args, prog_name="gomoku", standalone_mode=False)
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-            except click.exceptions.Exit as exc:
-                code = exc.exit_code
-            except click.ClickException as exc:
-                code, message = 1, exc.format_message()
-            except Exception as exc:      # noqa: BLE001 - a command's crash ends the study in one line
-                code, message = 1, f"{type(exc).__name__}: {exc}"
-                traceback.print_exc(file=buf)
-    finally:
-        sys.argv = saved_argv
-    text = buf.getvalue()
+def net_config(size: int, arch: str, **fields: Any) -> Any:
+    """A RunConfig of a size x size board (the AlphaZero loop's run settings): any field the
+    study sets, the rest at their defaults as `gomoku train` leaves them. A ladder steps by
+    its first rung (`ladder_start`), as the command's --ladder-start sets both."""
+    from gomoku.train.config import RunConfig
+    if "ladder_start" in fields:
+        fields.setdefault("ladder_step", fields["ladder_start"])
+    return RunConfig(width=size, height=size, arch=arch, **fields)
+
+
+def adp_config(size: int, arch: str, hidden: int, **fields: Any) -> Any:
+    """An AdpConfig of a size x size freestyle board: one hidden layer of `hidden` units (adp,
+    adp-er), as `gomoku train --hidden` gives them."""
+    from gomoku.train.adp_config import AdpConfig
+    return AdpConfig(width=size, height=size, arch=arch, hidden=[hidden], **fields)
+
+
+def _log_view(fh: TextIO) -> Any:
+    """A training view that writes the run's lines to the study's log and keeps the last."""
+    from gomoku.train.view import View
+
+    class LogView(View):
+        last_line = ""
+
+        def log(self, text: str) -> None:
+            super().log(text)
+            if text.strip():
+                self.last_line = text.strip().splitlines()[-1]
+    return LogView(fh)
+
+
+def _open_log(log: Path) -> TextIO:
     log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("a", encoding="utf-8") as fh:
-        fh.write("$ gomoku " + " ".join(args) + "\n" + text + (message + "\n" if message else "")
-                 + f"[exit {code}]\n")
-    if code:
-        last = message or next((ln for ln in reversed(text.splitlines()) if ln.strip()), "no output")
-        raise StudyError(f"`gomoku {args[0]}` failed (exit {code}, log {log}): {last.strip()}")
-    return text
+    return log.open("a", encoding="utf-8")
 
 
-def train(run: Path, game: Sequence[object], arch: str, options: dict[str, Any], log: Path) -> list[dict[str, Any]]:
-    """Train (or resume) the run folder `run` with `gomoku train`; its metrics records.
-
-    `game` is the board/win/players part of the command (numbers as they are); `options` maps option names to values
-    (True for a flag). torch is held to one thread: the machine is shared and the nets are small."""
+def train(study: str, run: Path, cfg: Any, log: Path, generations: Optional[int] = None) -> list[dict[str, Any]]:
+    """Train (or resume) the run folder `run` with the settings `cfg` (net_config, adp_config)
+    through gomoku.train.start, as `gomoku train` does; its metrics records. What the run
+    reports goes to `log`; a refusal or crash is a one-line StudyError naming the log (which
+    keeps a crash's traceback). torch is held to one thread: the machine is shared and the
+    nets are small."""
     try:
         import torch
         torch.set_num_threads(1)
     except ImportError:
         pass
+    from gomoku.tools.options import INTERRUPTED
     from gomoku.train.metrics import read_metrics
-    args = ["train", *game, "--arch", arch, "--run", str(run), "--no-progress"]
-    for key, value in options.items():
-        if value is True:
-            args.append(key)
-        elif value is not None and value is not False:
-            args += [key, str(value)]
-    gomoku(args, log)
+    try:
+        from gomoku.train.start import TrainError, start_run
+    except ImportError as exc:
+        raise StudyError(f"study {study} trains nets: it needs the train extra "
+                         f"(pip install -e '.[train]'): {exc}") from None
+    # the run's record of what made it: this study, and which of its runs
+    cfg = dataclasses.replace(cfg, command=f"gomoku study {study}: run {run.name}")
+    code, message = 0, ""
+    with _open_log(log) as fh:
+        fh.write(f"$ {cfg.command}: {cfg.arch} in {run}, generations={generations}\n")
+        fh.flush()
+        view = _log_view(fh)
+        try:
+            code = start_run(run, cfg, view, generations=generations,
+                             asked=[f.name for f in dataclasses.fields(cfg)])
+        except TrainError as exc:
+            code, message = 1, str(exc)
+        except Exception as exc:      # noqa: BLE001 - a crash ends the study in one line
+            code, message = 1, f"{type(exc).__name__}: {exc}"
+            traceback.print_exc(file=fh)
+        fh.write((message + "\n" if message else "") + f"[exit {code}]\n")
+    if code == INTERRUPTED:
+        raise KeyboardInterrupt         # Ctrl-C stopped the run (it resumes): the study stops as a command does
+    if code:
+        last = message or view.last_line or "no output"
+        raise StudyError(f"training {run.name} failed (exit {code}, log {log}): {last}")
     return read_metrics(run / "metrics.jsonl")
 
 
-def match(a: str, b: str, game: Sequence[str], games: int, out: Path, log: Path,
+def match(a: str, b: str, size: int, games: int, out: Path, log: Path, win: int = 5,
           openings: str = "none", seed: int = 1) -> dict[str, Any]:
-    """`gomoku match A B` with no clock; the JSON report (`out`), which says how A did as black
-    and as white."""
-    gomoku(["match", a, b, *game, "-n", str(games), "-t", "0", "-o", openings, "--seed", str(seed),
-            "--json", str(out), "--no-progress"], log)
-    return json.loads(out.read_text())
+    """A against B on a size x size freestyle board with no clock, as `gomoku match A B --size
+    SIZE --win WIN -n GAMES -t 0 -o OPENINGS --seed SEED --json OUT` plays it (the match room's
+    Match, one game at a time); the report it writes to `out` (the command's JSON, written
+    atomically after every game), which says how A did as black and as white. The games go
+    to `log`."""
+    from gomoku.engine.base.fileio import write_atomic
+    from gomoku.engine.game.rules import Rule
+    from gomoku.engine.match.arena import GameSettings, Match, MatchSettings, probe_player
+    from gomoku.engine.match.players import PlayerError, SpecError, check_game_fit, parse_spec
+    from gomoku.protocol.players import make_player
+    from gomoku.tools.match_cmd import choose_openings, game_line, json_data
+    from gomoku.tools.prepare import ensure_compiled
+
+    rule = Rule.FREESTYLE
+    try:
+        spec_a, spec_b = parse_spec(a), parse_spec(b)
+        warnings = [w for spec in (spec_a, spec_b) for w in check_game_fit(spec, size, size, rule, win)]
+        ops = choose_openings(openings, "auto", size, size, rule)
+    except (SpecError, click.ClickException) as exc:
+        raise StudyError(f"match {a} against {b}: {_one_line(exc)}") from None
+    if ops and games > 2 * len(ops):
+        raise StudyError(f"match {a} against {b}: {games} games need {(games + 1) // 2} openings and "
+                         f"{openings} has {len(ops)}")
+    game = GameSettings(width=size, height=size, rule=rule, turn_time=0.0, win_length=win, factory=make_player)
+    settings = MatchSettings(game=game, games=games, openings=tuple(ops), seed=seed, concurrency=1)
+    ensure_compiled()
+    try:
+        for spec in (spec_a, spec_b):
+            probe_player(spec, game)
+    except (SpecError, PlayerError) as exc:
+        raise StudyError(f"match {a} against {b}: {exc}") from None
+    na, nb = spec_a.name, spec_b.name
+    if na == nb:
+        nb += "-2"
+    # the --json document's settings, as the command writes them
+    run_settings = {"rule": rule.label, "width": size, "height": size, "turn_time": 0.0, "match_time": None,
+                    "nodes": None, "depth": None, "playouts": None, "tolerance": game.tolerance, "games": games,
+                    "openings": openings, "openings_from": 1, "seed": seed, "concurrency": 1, "draw_after": None,
+                    "players": [spec_a.text, spec_b.text]}
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    def write(summary: Any, finished: bool) -> str:
+        text = json.dumps(json_data(summary, run_settings, finished), indent=1) + "\n"
+        try:
+            write_atomic(out, text)
+        except OSError as exc:
+            raise StudyError(f"cannot write {out}: {exc.strerror or exc}") from None
+        return text
+
+    from gomoku.engine.match import stats
+    m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
+    with _open_log(log) as fh:
+        fh.write(f"$ match {spec_a.text} {spec_b.text} ({out.name})\n"
+                 + game_line(size, size, rule, win, games, 0.0, None, None, None, None) + "\n"
+                 + "".join(f"warning: {w}\n" for w in warnings))
+        fh.flush()
+
+        def on_end(res: Any, summary: Any) -> None:
+            fh.write(f"Finished game {res.index + 1} ({res.black} vs {res.white}): {res.text()}\n"
+                     + stats.score_line(summary.name_a, summary.name_b, *summary.wld()) + "\n")
+            fh.flush()
+            write(summary, finished=False)
+        try:
+            summary = m.run(on_game_end=on_end)
+        except KeyboardInterrupt:
+            m.summary.stopped = "interrupted"
+            write(m.summary, finished=True)
+            fh.write("Match stopped early: interrupted\n[exit 130]\n")
+            raise
+        except (SpecError, PlayerError) as exc:
+            fh.write(f"{exc}\n[exit 1]\n")
+            raise StudyError(f"match {a} against {b} failed (log {log}): {_one_line(exc)}") from None
+        fh.write("".join(line + "\n" for line in summary.report_lines()[1:]) + "[exit 0]\n")
+    return dict(json.loads(write(summary, finished=True)))
+
+
+def _one_line(exc: Exception) -> str:
+    text = exc.format_message() if isinstance(exc, click.ClickException) else str(exc)
+    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
 
 
 def net(run: Path, generation: Optional[int] = None) -> Path:

@@ -75,14 +75,12 @@ PAPER_T3 = {"Base CNN": ("500/200", "450/350", "525/225", "-", "-", "67% / -"),
 
 
 def _train(arch: str, seed: int, s: Scale, out: Path) -> list[dict[str, Any]]:
-    opts = {"--generations": s.generations, "--games-per-gen": s.games, "--parallel-games": s.games,
-            "--workers": 1, "--playouts": s.playouts, "--full-search-prob": 1, "--updates": s.updates,
-            "--batch": s.batch, "--window": s.window, "--eval-games": 0, "--ladder-games": s.ladder_games,
-            "--ladder-start": s.ladder_start, "--ladder-opponent": LADDER_OPPONENT,
-            "--dynamic-playouts": s.dynamic, "--stall-generations": s.stall, "--classical-games": 0,
-            "--eval-playouts": s.eval_playouts, "--seed": seed}
-    game = ["--board", s.size, "--win", s.win, "--players", 3]
-    return runs.train(out / "runs" / f"{arch}-seed{seed}", game, arch, opts, out / "train.log")
+    cfg = runs.net_config(s.size, arch, win_length=s.win, players=3, games_per_gen=s.games, parallel_games=s.games,
+                          workers=1, playouts=s.playouts, full_search_prob=1.0, updates_per_gen=s.updates,
+                          batch_size=s.batch, window=s.window, eval_games=0, ladder_games=s.ladder_games,
+                          ladder_start=s.ladder_start, ladder_opponent=LADDER_OPPONENT, dynamic_playouts=s.dynamic,
+                          stall_generations=s.stall, classical_games=0, eval_playouts=s.eval_playouts, seed=seed)
+    return runs.train(NAME, out / "runs" / f"{arch}-seed{seed}", cfg, out / "train.log", generations=s.generations)
 
 
 def beaten_at(recs: list[dict[str, Any]]) -> dict[int, int]:
@@ -115,7 +113,7 @@ def _cell(values: list[int], repeats: int) -> str:
 def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
     """Train every net `repeats` times and tabulate when each ladder rung fell."""
     s = SCALES[scale]
-    runs.require_options(NAME, "train", ["--ladder-opponent", "--dynamic-playouts"])
+    runs.require_fields(NAME, "net", ["ladder_opponent", "dynamic_playouts"])
     runs.require_specs(NAME, [f"{LADDER_OPPONENT},playouts={s.ladder_start}"])
     nets = [(label, _fc(pattern.format(c=s.channels), s.size)) for label, pattern in NETS]
     runs.require_archs(NAME, [arch for _, arch in nets])

@@ -20,7 +20,7 @@ from gomoku.tools.studies import Study, StudyResult
 from gomoku.tools.studies import runs
 
 NAME = "ucas-arch"
-TRAIN_OPTIONS = ("--c-puct", "--dirichlet-eps", "--move-noise")
+TRAIN_FIELDS = ("c_puct", "dirichlet_eps", "move_noise")
 
 
 @dataclass(frozen=True)
@@ -108,12 +108,11 @@ def variants(s: Scale) -> list[Variant]:
 
 
 def _train(v: Variant, s: Scale, out: Path) -> dict[str, Any]:
-    opts = {"--generations": s.generations, "--games-per-gen": s.games, "--parallel-games": s.games,
-            "--workers": 1, "--playouts": v.playouts, "--full-search-prob": 1, "--updates": s.updates,
-            "--batch": s.batch, "--window": s.window, "--eval-games": 0, "--ladder-games": 0,
-            "--classical-games": 0, "--c-puct": v.c_puct, "--dirichlet-eps": v.eps, "--move-noise": v.eps,
-            "--seed": 1}
-    recs = runs.train(out / "runs" / v.key, ["--board", s.size, "--win", s.win], v.arch, opts, out / "train.log")
+    cfg = runs.net_config(s.size, v.arch, win_length=s.win, games_per_gen=s.games, parallel_games=s.games, workers=1,
+                          playouts=v.playouts, full_search_prob=1.0, updates_per_gen=s.updates, batch_size=s.batch,
+                          window=s.window, eval_games=0, ladder_games=0, classical_games=0, c_puct=float(v.c_puct),
+                          dirichlet_eps=float(v.eps), move_noise=float(v.eps), seed=1)
+    recs = runs.train(NAME, out / "runs" / v.key, cfg, out / "train.log", generations=s.generations)
     last = recs[-1] if recs else {}
     return {"generations": len(recs), "step": last.get("step"), "loss": last.get("train", {}).get("loss")}
 
@@ -126,11 +125,10 @@ def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
     """Train every variant, then score it against rollout MCTS and head to head in its sweep."""
     s = SCALES[scale]
     mcts = f"pure-mcts:playouts={s.mcts_playouts},tactics=0"
-    runs.require_options(NAME, "train", TRAIN_OPTIONS)
+    runs.require_fields(NAME, "net", TRAIN_FIELDS)
     runs.require_specs(NAME, [mcts])
     vs = variants(s)
     runs.require_archs(NAME, sorted({v.arch for v in vs}))
-    game = ["--size", str(s.size), "--win", str(s.win)]
     trained: dict[str, dict[str, Any]] = {}
     for v in vs:
         if v.key not in trained:
@@ -140,16 +138,16 @@ def run(scale: str, out: Path, progress: Callable[[str], None]) -> StudyResult:
     for key in trained:
         v = next(x for x in vs if x.key == key)
         progress(f"{key} against pure MCTS {s.mcts_playouts}")
-        vs_mcts[key] = runs.match(_player(v, s, out), mcts, game, s.mcts_games,
-                                  out / "matches" / f"{key}-mcts.json", out / "match.log")
+        vs_mcts[key] = runs.match(_player(v, s, out), mcts, s.size, s.mcts_games,
+                                  out / "matches" / f"{key}-mcts.json", out / "match.log", win=s.win)
     openings = runs.openings_file(out / "openings.txt", s.size, max(1, s.h2h_games // 2), seed=1)
     h2h: dict[tuple[str, str], dict[str, Any]] = {}
     for sweep in dict.fromkeys(v.sweep for v in vs):
         for a, b in itertools.combinations([v for v in vs if v.sweep == sweep], 2):
             progress(f"{sweep}: {a.label} against {b.label}")
-            h2h[(a.key, b.key)] = runs.match(_player(a, s, out), _player(b, s, out), game, s.h2h_games,
+            h2h[(a.key, b.key)] = runs.match(_player(a, s, out), _player(b, s, out), s.size, s.h2h_games,
                                             out / "matches" / f"{a.key}-vs-{b.key}.json", out / "match.log",
-                                            openings=str(openings))
+                                            win=s.win, openings=str(openings))
     return _result(scale, s, vs, trained, vs_mcts, h2h)
 
 
