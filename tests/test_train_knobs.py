@@ -222,7 +222,7 @@ def test_every_option_only_the_adp_agents_take_defaults_to_its_adpconfig_field()
     fields = {f.name: f.default for f in dataclasses.fields(AdpConfig) if f.default is not dataclasses.MISSING}
     params = {p.name: p for p in train.params}
     adp_only = ("features", "alpha", "gamma", "epsilon", "buffer", "replay_batch")
-    for name in adp_only:
+    for name in (*adp_only, "games_per_gen", "seed"):      # the last two shared with RunConfig
         default = params[name].default
         assert (int(default) if name == "features" else default) == fields[name], name
     assert params["features"].default == "30" and list(params["features"].type.choices) == ["30", "274"]

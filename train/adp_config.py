@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .config import RunConfig
+
 #: the three agents: arch -> (hidden layers when --hidden is not given, learning rule)
 ADP_ARCHS: dict[str, tuple[tuple[int, ...], str]] = {
     "adp": ((100,), "td"),
@@ -26,8 +28,9 @@ class AdpConfig:
     epsilon: float = 0.1
     buffer: int = 20_000
     replay_batch: int = 5_000
-    games_per_gen: int = 100
-    seed: int = 1
+    # shared with the AlphaZero runs: `gomoku train --games-per-gen` and `--seed` serve both
+    games_per_gen: int = RunConfig.games_per_gen
+    seed: int = RunConfig.seed
     command: str = ""
 
     @property
