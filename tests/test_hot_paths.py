@@ -4,6 +4,7 @@ result, only the speed, so nothing else would notice."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -63,20 +64,61 @@ print(alphabeta.search(b.state, max_depth=2).move)
 """
 
 
+class ColdSearchCompile:
+    """A child that compiles a search first on an empty numba cache of its own.
+
+    It is the serial group's longest test (a whole cold compile on one core) and has nothing to
+    time, so conftest starts it when the serial group starts (`start_cold_compile`) and the test,
+    the group's last, collects the result; alone, the test starts it itself."""
+
+    def __init__(self) -> None:
+        self.cache = tempfile.mkdtemp(prefix="cold-numba-")
+        # LLVM's optimisation level changes neither typing nor lowering, where these failures
+        # arise (and linking, where an unresolved symbol would): level 1 spares about a fifth of
+        # the compile (`NUMBA_OPT=1 gomoku bench --compile`: 123 s of CPU against 150)
+        env = dict(os.environ, NUMBA_CACHE_DIR=self.cache, NUMBA_OPT="1")
+        self.proc = subprocess.Popen([sys.executable, "-c", _SEARCH_FIRST], env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+
+    def result(self, timeout: float) -> tuple[int, str, str]:
+        """(exit status, stdout, stderr) once the child ends; its cache is removed."""
+        try:
+            out, err = self.proc.communicate(timeout=timeout)
+        finally:
+            self.stop()
+        return self.proc.returncode, out, err
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.cache, ignore_errors=True)
+
+
+_STARTED: list[ColdSearchCompile] = []
+
+
+def start_cold_compile() -> None:
+    """Start the cold compile ahead of its test (once)."""
+    if not _STARTED:
+        _STARTED.append(ColdSearchCompile())
+
+
+def stop_cold_compile() -> None:
+    """End a child whose test did not run (the session was cut short)."""
+    while _STARTED:
+        _STARTED.pop().stop()
+
+
 @pytest.mark.slow
 @pytest.mark.process
-@pytest.mark.timeout(1200)      # a whole cold compile: about 130 s quiet, over 300 s on a loaded machine
+@pytest.mark.timeout(1200)      # a whole cold compile: about 90 s quiet, over 300 s on a loaded machine
 def test_search_compiles_first_on_a_cold_cache() -> None:
     """A callee compiled from inside a function without the runtime inherits that, and an
     allocation in it fails to compile (TypingError). The renju foul check once allocated a
     line buffer: a cold cache whose first compile was a search (`gomoku bench` did that)
     crashed, while any path that compiled the board core first hid it."""
-    with tempfile.TemporaryDirectory() as cache:
-        # LLVM's optimisation level changes neither typing nor lowering, where these failures
-        # arise (and linking, where an unresolved symbol would): level 1 spares about a fifth of
-        # the compile (`NUMBA_OPT=1 gomoku bench --compile`: 123 s of CPU against 150)
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache, NUMBA_OPT="1")
-        out = subprocess.run([sys.executable, "-c", _SEARCH_FIRST], env=env, capture_output=True,
-                             text=True, timeout=900)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert int(out.stdout.split()[-1]) >= 0
+    child = _STARTED.pop() if _STARTED else ColdSearchCompile()
+    code, out, err = child.result(timeout=900)
+    assert code == 0, err[-2000:]
+    assert int(out.split()[-1]) >= 0
