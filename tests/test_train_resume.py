@@ -253,8 +253,9 @@ def test_run_prints_the_resume_line_first_in_the_plain_and_the_live_view(tmp_pat
 # -- the real command: Ctrl-C and kill -9 during training, the same command resumes -------------------
 # The checkpoint interval is set to 0 (a save after every update) in the subprocess, so that a
 # tiny net's training, which takes seconds, is saved often enough to be caught part-way; the
-# cadence itself is tested above on an injected clock.
-UPDATES = 150
+# cadence itself is tested above on an injected clock. The stops come 3 saves apart, each seen
+# within a poll of 10 ms, so 60 updates leave room for dozens of updates' lag on a loaded machine.
+UPDATES = 60
 ARGS = ["train", "--board", "7", "--arch", "b1c16", "--generations", "1", "--games-per-gen", "2",
         "--parallel-games", "2", "--playouts", "16", "--workers", "1", "--updates", str(UPDATES), "--batch", "64",
         "--eval-games", "0", "--ladder-games", "0", "--classical-games", "0"]      # a pipe gets the plain view

@@ -3,7 +3,9 @@
 resumes the run (shards written before the kill are kept, no game twice, the step count follows
 the checkpoints); `gomoku export` and `gomoku plot`; the brain plays legal games with the net;
 another game on the run and a damaged shard are refused in one line. One run serves all of
-these because every invocation pays for importing torch and loading the numba caches."""
+these because every invocation pays for importing torch and loading the numba caches; only the
+kill -9 and the brain need a process of their own, the other commands run in this one
+(cli_runner)."""
 from __future__ import annotations
 
 import json
@@ -22,6 +24,8 @@ from gomoku.engine.net.evaluator import NetEvaluator
 from gomoku.protocol.players import make_player
 from gomoku.train.checkpoint import load_checkpoint
 from gomoku.train.metrics import read_metrics
+
+from cli_runner import gomoku
 
 pytestmark = pytest.mark.slow
 
@@ -86,15 +90,14 @@ def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.M
 
     # 3. gomoku export: a checkpoint to a verified net the engine loads
     out = tmp_path / "exported.onnx"
-    exp = subprocess.run([GOMOKU, "export", str(run / "ckpt" / f"gen{GENS:05d}.safetensors"), str(out)],
-                         capture_output=True, text=True, env=_env(), timeout=120)
+    exp = gomoku(["export", run / "ckpt" / f"gen{GENS:05d}.safetensors", out])
     assert exp.returncode == 0, exp.stderr
     info = NetEvaluator.load(out).info
     assert info.arch == "b1c16" and info.board_sizes == [7] and info.rules == ["freestyle"]
     assert info.provenance["generation"] == GENS
 
     # 4. gomoku plot writes the PNGs
-    plot = subprocess.run([GOMOKU, "plot", str(run)], capture_output=True, text=True, env=_env(), timeout=120)
+    plot = gomoku(["plot", run])
     assert plot.returncode == 0, plot.stderr
     pngs = sorted(p.name for p in (run / "plots").glob("*.png"))
     assert pngs == ["entropy.png", "evaluation.png", "ladder.png", "loss.png", "lr.png", "selfplay.png"]
@@ -114,15 +117,13 @@ def test_train_kill_resume_export_and_play(tmp_path: Path, monkeypatch: pytest.M
     assert f"net loaded: {best} (b1c16" in log.read_text()
 
     # 6. the run keeps its game: another board on it is refused in one line
-    other = [GOMOKU, *ARGS[:2], "9", *ARGS[3:], "--run", str(run)]
-    bad = subprocess.run(other, capture_output=True, text=True, env=_env(), timeout=120)
+    bad = gomoku([*ARGS[:2], "9", *ARGS[3:], "--run", run])
     assert bad.returncode != 0 and "width=7" in bad.stderr and "another --run" in bad.stderr
 
     # 7. a damaged shard stops the next generation with one line naming it (no traceback)
     shard = run / "replay" / "gen00002-selfplay-0001.npz"
     shard.write_bytes(shard.read_bytes()[:100])
-    more = [GOMOKU, *ARGS, "--run", str(run), "--generations", str(GENS + 1)]
-    bad = subprocess.run(more, capture_output=True, text=True, env=_env(), timeout=200)
+    bad = gomoku([*ARGS, "--run", run, "--generations", str(GENS + 1)])
     lines = [ln for ln in bad.stderr.splitlines() if ln.strip()]
     assert bad.returncode != 0 and "Traceback" not in bad.stderr, bad.stderr[-2000:]
     assert str(shard) in lines[-1] and "corrupt replay shard" in lines[-1]
