@@ -69,16 +69,11 @@ def start_session(options: BrainArgs, out: ProtocolOutput, clock: Callable[[], f
     if problem is not None:
         print(f"every game refused: {problem}")
     for name, why in options.env_problems.items():
-        if name != "--share":        # the loader tells it with the share the evaluator plays
-            words = _DEFAULT_WORDS.get(name)
-            print(f"{why}; {words(options) if words else 'the default plays'}")
+        if name == "--turn-ms":
+            print(f"{why}; {options.turn_ms} ms a move when the manager sends no time INFO")
+        elif name != "--share":      # the loader tells it with the share the evaluator plays
+            print(f"{why}; the default plays")
     return session
-
-
-#: What plays instead of an environment value that is not used (options.env_problems).
-_DEFAULT_WORDS: dict[str, Callable[[BrainArgs], str]] = {
-    "--turn-ms": lambda o: f"{o.turn_ms} ms a move when the manager sends no time INFO",
-}
 
 
 def serve_chunk(session: Session, out: ProtocolOutput, splitter: LineSplitter, data: bytes,

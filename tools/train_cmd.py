@@ -21,40 +21,37 @@ from gomoku.tools.options import ExistingFile, board_option, output_path, progre
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-@functools.lru_cache(maxsize=1)
-def run_defaults() -> dict[str, Any]:
-    """RunConfig's field defaults, the defaults of the options that set those fields (read in
-    a function, as tools reads the train room: gomoku.train.config itself needs no torch)."""
+@functools.lru_cache(maxsize=2)
+def config_defaults(kind: str) -> dict[str, Any]:
+    """The field defaults of a run's settings, "run" (RunConfig) or "adp" (AdpConfig, the
+    options only the ADP agents take): the defaults of the options that set those fields.
+    Read in a function, as tools reads the train room; neither module needs torch."""
+    from gomoku.train.adp_config import AdpConfig
     from gomoku.train.config import RunConfig
-    return {f.name: f.default for f in dataclasses.fields(RunConfig) if f.default is not dataclasses.MISSING}
+    settings: Any = RunConfig if kind == "run" else AdpConfig
+    return {f.name: f.default for f in dataclasses.fields(settings) if f.default is not dataclasses.MISSING}
 
 
-def run_option(*decls: str, **kw: Any) -> Callable[[_F], _F]:
-    """A click option that sets the RunConfig field it is named after (the declaration
-    without dashes, else the longest --name), with that field's default: a KeyError at
-    import when the names drift apart."""
+def _config_option(kind: str, decls: tuple[str, ...], kw: dict[str, Any]) -> Callable[[_F], _F]:
+    """A click option that sets the field it is named after (the declaration without dashes,
+    else the longest --name), with that field's default (as its str for a Choice of strings):
+    a KeyError at import when the names drift apart."""
     plain = [d for d in decls if not d.startswith("-")]
     field = plain[0] if plain else max((d for d in decls if d.startswith("--")), key=len)[2:].replace("-", "_")
-    return click.option(*decls, default=run_defaults()[field], **kw)
-
-
-@functools.lru_cache(maxsize=1)
-def adp_defaults() -> dict[str, Any]:
-    """AdpConfig's field defaults, those of the options only the ADP agents take
-    (gomoku.train.adp_config holds the dataclass apart from the torch trainer)."""
-    from gomoku.train.adp_config import AdpConfig
-    return {f.name: f.default for f in dataclasses.fields(AdpConfig) if f.default is not dataclasses.MISSING}
-
-
-def adp_option(*decls: str, **kw: Any) -> Callable[[_F], _F]:
-    """A click option that sets the AdpConfig field named by its longest --name, with that
-    field's default (as its str for a Choice of strings): a KeyError at import when the
-    names drift apart."""
-    field = max((d for d in decls if d.startswith("--")), key=len)[2:].replace("-", "_")
-    default = adp_defaults()[field]
+    default = config_defaults(kind)[field]
     if isinstance(kw.get("type"), click.Choice):
         default = str(default)
     return click.option(*decls, default=default, **kw)
+
+
+def run_option(*decls: str, **kw: Any) -> Callable[[_F], _F]:
+    """An option that sets a RunConfig field, with its default (`_config_option`)."""
+    return _config_option("run", decls, kw)
+
+
+def adp_option(*decls: str, **kw: Any) -> Callable[[_F], _F]:
+    """An option that sets an AdpConfig field, with its default (`_config_option`)."""
+    return _config_option("adp", decls, kw)
 
 
 def _arch_default() -> str:
@@ -248,7 +245,7 @@ def _start(run_dir: str, cfg: Any, view: Any, hours: Optional[float], generation
 @run_option("--batch", "batch_size", type=click.IntRange(1), help="Positions per training update.")
 @run_option("--updates", "updates_per_gen", type=click.IntRange(1),
             help="Training updates per generation: each draws one --batch and takes up to "
-                 f"{run_defaults()['epochs']} optimiser steps on it; the view's 'step' counts optimiser steps "
+                 f"{config_defaults('run')['epochs']} optimiser steps on it; the view's 'step' counts optimiser steps "
                  "over the whole run.")
 @run_option("--lr-schedule", type=click.Choice(["kl", "plateau", "constant"]),
             help="Learning-rate multiplier: kl (raised or lowered by 1.5 per update to keep the policy's "
