@@ -72,3 +72,14 @@ def test_ensure_compiled_draws_progress_and_marks_the_cache_warm(monkeypatch):
     assert marked == [1] and "engine compiled in 2 s with 2 processes" in buf.getvalue()
     monkeypatch.setattr(numba_cache, "cache_is_warm", lambda *a: True)
     assert prepare.ensure_compiled(Console(file=buf)) is None       # warm: nothing to do
+
+
+def test_the_session_warm_up_leaves_the_cache_reading_warm() -> None:
+    """conftest filled the cache with what `gomoku warmup` runs. A module with cached functions
+    that no warm-up step compiles (the ADP critic's features were one) never gets an index
+    file, so the cache read cold for ever after and every command's start compiled again in
+    child processes (3 s a start, and a process no in-process test may start)."""
+    from gomoku.engine.base import numba_cache
+    cold = [py.name for py in numba_cache._jit_modules(numba_cache.engine_dir())
+            if not numba_cache._index_files(py)]
+    assert cold == [] and numba_cache.cache_is_warm()

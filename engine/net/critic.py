@@ -219,3 +219,12 @@ class CriticPlayer:
 
     def close(self) -> None:
         pass
+
+
+def warm_up() -> None:
+    """Compile/load the critic's feature code (engine.player.warmup hook): without it the
+    module never has a cache index, and every command's start found the cache cold."""
+    board = Board.from_moves(9, [(4, 4), (3, 3)])
+    for size in FEATURE_SETS:
+        position_features(board, size)
+        afterstates(board, size)

@@ -28,6 +28,7 @@ EXTRA_HOOKS = [
     ("gomoku.engine.search.threats", "warm_up"),
     ("gomoku.engine.search.dfpn", "warm_up"),
     ("gomoku.engine.mcts.search", "warm_up"),
+    ("gomoku.engine.net.critic", "warm_up"),
 ]
 
 # What each step costs in a cold compile, one after the other in one process, as seconds of CPU
@@ -39,7 +40,7 @@ EXTRA_HOOKS = [
 STEP_COST = {
     "board core (freestyle)": 7.2, "board core (standard)": 0.1, "board core (renju)": 3.3,
     "board core (caro)": 0.1, "board core (caro5)": 0.1, "playouts": 1.2,
-    "alphabeta": 88.3, "threats": 12.7, "dfpn": 13.8, "search": 23.9,
+    "alphabeta": 88.3, "threats": 12.7, "dfpn": 13.8, "search": 23.9, "critic": 2.0,
 }
 
 # Steps that can be compiled in parallel processes, largest first. The alpha-beta search calls the
@@ -49,7 +50,7 @@ GROUPS: list[list[str]] = [
     ["alphabeta"],
     ["threats"],
     ["dfpn"],
-    [f"board core ({rule.label})" for rule in Rule] + ["playouts"],
+    [f"board core ({rule.label})" for rule in Rule] + ["playouts", "critic"],
 ]
 
 
