@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from gomoku.engine.search.evaluation import tables as rule_tables
-from gomoku.engine.search.learned import mix_rebuild, mix_score
+from gomoku.engine.search.learned import mix_rebuild, mix_residual, mix_score
 from gomoku.engine.search.learned_file import LearnedEval
 from gomoku.engine.fit.tuning import decided, evaluate, game_key, leaf_row, scored_positions, teacher_cross_entropy
 
@@ -67,7 +67,7 @@ def check_evaluator(paths: Sequence[str], learned: LearnedEval, holdout: float =
                 if ev is None or ev.acc.shape[0] != st.cells.shape[0]:
                     ev = learned.evaluator(st.cells.shape[0])
                 mix_rebuild(st, ev)
-                nets.append(int(mix_score(st, ev)))
+                nets.append(int(mix_residual(st, ev) if learned.residual else mix_score(st, ev)))
                 rows.append(row)
                 ps.append(p)
                 games.add((str(path), game))
@@ -80,9 +80,12 @@ def check_evaluator(paths: Sequence[str], learned: LearnedEval, holdout: float =
     is_decided = decided(p)
     out = EvalCheck(positions=len(ps), games=len(games), decided=int(is_decided.sum()))
     for share in (0, *shares, 100):
-        # the search's integer blend (engine.search.pvs.evaluate)
-        blend = tab if share == 0 else net if share == 100 else np.floor_divide(
-            share * net + (100 - share) * np.trunc(tab), 100)
+        # the search's integer blend (engine.search.pvs.evaluate); a residual's share of its correction
+        if learned.residual:
+            blend = np.trunc(tab) + np.floor_divide(share * net, 100)
+        else:
+            blend = tab if share == 0 else net if share == 100 else np.floor_divide(
+                share * net + (100 - share) * np.trunc(tab), 100)
         out.loss[share] = teacher_cross_entropy(p, blend, learned.eval_scale)
         for part, losses in ((~is_decided, out.loss_quiet), (is_decided, out.loss_decided)):
             if part.any():

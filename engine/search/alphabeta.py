@@ -31,7 +31,7 @@ from gomoku.engine.base import interrupt
 from gomoku.engine.base.timeman import Deadlines, exact_deadlines
 from gomoku.engine.search.threats import C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, vcf
 from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, INF, MAXPLY, P_ASP_DEPTH, P_ASPIRATION,
-                                         P_NET, P_NET_ORDER, P_NET_SHARE, P_RAISED, SearchCtx, WIN, WIN_MIN,
+                                         NET_ALONE, NET_OFF, NET_RESIDUAL, P_NET, P_NET_ORDER, P_NET_SHARE, P_RAISED, SearchCtx, WIN, WIN_MIN,
                                          apply_params, clear_ctx, new_ctx, set_weights)
 
 if TYPE_CHECKING:
@@ -210,13 +210,14 @@ class Searcher:
         when it changes), or switched off where this player has none for the rule."""
         ev = self._learned.get(rule)
         if ev is None:
-            cx.params[P_NET] = cx.params[P_NET_ORDER] = 0
+            cx.params[P_NET] = NET_OFF
+            cx.params[P_NET_ORDER] = 0
             return cx
         if self._net_key != (rule, n_cells):
             cx = cx._replace(net=ev.evaluator(n_cells))
             self._cx = cx
             self._net_key = (rule, n_cells)
-        cx.params[P_NET] = 1
+        cx.params[P_NET] = NET_RESIDUAL if ev.residual else NET_ALONE
         cx.params[P_NET_ORDER] = ev.order_weight
         cx.params[P_NET_SHARE] = ev.share
         return cx

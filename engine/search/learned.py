@@ -403,6 +403,16 @@ def mix_score(st: BoardState, ev: Evaluator) -> np.int64:
 
 
 @njit(cache=True, _nrt=False)
+def mix_residual(st: BoardState, ev: Evaluator) -> np.int64:
+    """A residual evaluator's correction to the tables' score, in search units: K times its win
+    logit less its loss logit (the draw logit is not used). Zero last-layer weights give zero,
+    so an untrained residual file searches exactly as the tables do."""
+    mix_logits(st, ev)
+    v = ev.scale[0] * (ev.out[0] - ev.out[1])
+    return np.int64(min(max(v, -MAX_EVAL), MAX_EVAL))
+
+
+@njit(cache=True, _nrt=False)
 def mix_policy(st: BoardState, ev: Evaluator, j: np.int64) -> np.float32:
     """Policy logit of cell j for the side to move (after mix_sync)."""
     me = st.meta[M_TOMOVE] - 1

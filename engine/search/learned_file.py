@@ -12,6 +12,9 @@ File: an .npz (read with allow_pickle=False) holding the arrays `shape`, `patter
     eval_scale   evaluation units per logit of the expected score
     order_weight move-ordering units per policy logit (0: the policy does not order moves)
     share        percent of the leaf value it gives, the tables the rest (default 100)
+    form         "alone": its value is the leaf's; "residual": it corrects the tables' score
+                 (value logit = tables' score / eval_scale + its win logit less its loss logit),
+                 so with a zero last layer it plays exactly the tables (default "alone")
     provenance   how it was made (command, run, generation, games)
 """
 from __future__ import annotations
@@ -33,6 +36,9 @@ from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE, Evaluator, new_eval
 EVAL_FORMAT = 1
 EVAL_SUFFIX = ".eval.npz"
 ARRAYS = ("shape", "pattern", "klass", "bias", "w1", "b1", "w2", "b2", "wp", "bp")
+#: the two forms of an evaluator's value (the file's `form`)
+ALONE, RESIDUAL = "alone", "residual"
+FORMS = (ALONE, RESIDUAL)
 
 
 class EvalFileError(ValueError):
@@ -50,6 +56,12 @@ class LearnedEval:
     path: str = ""
     order_weight: int = 0
     share: int = 100          # percent of the leaf value it gives; the tables the rest
+    form: str = ALONE         # ALONE or RESIDUAL (a correction to the tables' score)
+
+    @property
+    def residual(self) -> bool:
+        """Whether its value corrects the tables' score rather than replacing it."""
+        return self.form == RESIDUAL
 
     @property
     def rule_id(self) -> int:
@@ -57,10 +69,12 @@ class LearnedEval:
 
     @property
     def name(self) -> str:
-        """How ABOUT and MESSAGE name it: the file's stem and its architecture."""
+        """How ABOUT and MESSAGE name it: the file's stem, its architecture and, for a residual
+        one, its form."""
         stem = Path(self.path).name
         stem = stem[: -len(EVAL_SUFFIX)] if stem.endswith(EVAL_SUFFIX) else Path(stem).stem
-        return f"{stem} ({self.arch})" if stem else self.arch
+        kind = self.arch if self.form == ALONE else f"{self.arch}, {self.form}"
+        return f"{stem} ({kind})" if stem else kind
 
     @property
     def blend(self) -> str:
@@ -81,10 +95,13 @@ def evaluator_path(net_path: str | os.PathLike) -> Path:
 
 
 def save_evaluator(path: str | os.PathLike, weights: dict[str, np.ndarray], arch: str, rule: str,
-                   eval_scale: float = DEFAULT_EVAL_SCALE, provenance: dict[str, Any] | None = None) -> None:
+                   eval_scale: float = DEFAULT_EVAL_SCALE, provenance: dict[str, Any] | None = None,
+                   form: str = ALONE) -> None:
     """Write an evaluator file atomically (a kill leaves the old file or the new one)."""
+    if form not in FORMS:
+        raise ValueError(f"evaluator form {form!r}, not one of {', '.join(FORMS)}")
     meta = {"format": EVAL_FORMAT, "arch": arch, "rule": parse_rule(rule).label, "eval_scale": float(eval_scale),
-            "provenance": provenance or {}}
+            "provenance": provenance or {}, "form": form}
     buf = io.BytesIO()
     np.savez(buf, meta=np.array(json.dumps(meta, sort_keys=True)),
              **{k: np.asarray(weights[k], dtype=np.float32) for k in ARRAYS})  # type: ignore[arg-type]  # allow_pickle
@@ -108,7 +125,9 @@ def load_evaluator(path: str | os.PathLike) -> LearnedEval:
         rule = parse_rule(str(meta["rule"])).label
         ev = LearnedEval(weights, str(meta["arch"]), rule, float(meta.get("eval_scale", DEFAULT_EVAL_SCALE)),
                          dict(meta.get("provenance") or {}), str(p), int(meta.get("order_weight", 0)),
-                         int(meta.get("share", 100)))
+                         int(meta.get("share", 100)), str(meta.get("form", ALONE)))
+        if ev.form not in FORMS:
+            raise ValueError(f"evaluator form {ev.form!r}, this engine reads {' and '.join(FORMS)}")
         ev.evaluator(1)                 # checks every array's shape
     except (KeyError, ValueError) as exc:
         raise EvalFileError(f"{p}: {str(exc).splitlines()[0]}") from None

@@ -31,14 +31,14 @@ from numba import njit
 from gomoku.engine.game.core import C_B4F3, C_F4, C_FIVE, M_EMPTY, M_RULE, M_TOMOVE, BoardState, make_move, undo_move
 from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.base.numba_cache import drop_stale_cache
-from gomoku.engine.search.learned import mix_make, mix_rebuild, mix_score, mix_sync, mix_undo
+from gomoku.engine.search.learned import mix_make, mix_rebuild, mix_residual, mix_score, mix_sync, mix_undo
 from gomoku.engine.search.prefetch import prefetch_row
 from gomoku.engine.search.threats import C_PVLEN, C_STOP, is_foul, tick, vcf
 from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves, pick_move, sort_moves)
 from gomoku.engine.search.tables import (EXACT, FUTILITY_DEPTH, INF, LMR_DEPTHS, LMR_MOVES, LOWER, MAXPLY,
                                          P_FUTILITY, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_LMR_MIN_DEPTH, P_LMR_MIN_MOVES,
                                          P_LMR_PV, FULL_WINDOW, LMR_ON, P_HIST_MALUS, P_LMR_HIST, P_LMR_NOT_IMPROVING,
-                                         P_MC_NOT_IMPROVING, P_RFP_IMPROVING, NO_EVAL, P_NET, P_NET_SHARE, P_PRUNE, P_RAISED, P_RAZOR_DEPTH,
+                                         P_MC_NOT_IMPROVING, P_RFP_IMPROVING, NET_RESIDUAL, NO_EVAL, P_NET, P_NET_SHARE, P_PRUNE, P_RAISED, P_RAZOR_DEPTH,
                                          P_RAZOR_MARGIN, P_RFP_DEPTH, P_RFP_MARGIN, P_WIDTH, SearchCtx, UPPER, WIN,
                                          WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
 
@@ -48,10 +48,12 @@ drop_stale_cache(__file__, ("game.core", "game.patterns", "search.threats", "sea
 
 @njit(cache=True, inline="always")
 def evaluate(st: BoardState, cx: SearchCtx) -> np.int64:
-    """The side to move's static evaluation: the learned evaluator's where the context has one,
-    else the pattern tables'."""
+    """The side to move's static evaluation: the learned evaluator's where the context has one
+    (a residual one's as a correction to the tables' score), else the pattern tables'."""
     if cx.params[P_NET] != 0:
         share = cx.params[P_NET_SHARE]
+        if cx.params[P_NET] == NET_RESIDUAL:
+            return table_eval(st, cx) + share * mix_residual(st, cx.net) // 100
         if share >= 100:
             return mix_score(st, cx.net)
         return (share * mix_score(st, cx.net) + (100 - share) * table_eval(st, cx)) // 100

@@ -32,10 +32,13 @@ P_LEAF_VCF, P_WIDTH, P_LMR, P_PRUNE = 0, 1, 2, 3
 P_LATE_PLY = 4            # late_ply: from this ply the quotas count every move
 P_RAISED = 5              # out: last root move that improved on the best in root_search (-1: none)
 P_CALM_OWN, P_CALM_OPP = 6, 7
-P_NET = 8                 # 1: the learned evaluator (SearchCtx.net) scores leaves, not the tables
+P_NET = 8                 # the learned evaluator (SearchCtx.net): NET_OFF, NET_ALONE or NET_RESIDUAL
 P_NET_ORDER = 9           # policy weight in move ordering (ordering units per policy logit; 0: none)
 P_NET_SHARE = 10          # percent of the leaf value the learned evaluator gives (the tables the rest)
 
+#: P_NET's values: the tables score leaves; the evaluator scores them (its share of the value, the
+#: tables the rest); the evaluator corrects the tables' score (its share of its correction)
+NET_OFF, NET_ALONE, NET_RESIDUAL = 0, 1, 2
 
 # params slots of the search parameters (engine.search.params; written by apply_params)
 P_LMR_MIN_MOVES, P_LMR_MIN_DEPTH, P_LMR_PV = 11, 12, 13
