@@ -20,6 +20,7 @@ _COMMANDS = {
     "freeze": ("gomoku.tools.freeze_cmd", "freeze", "Build a one-folder Piskvork brain (Gomocup .exe) with PyInstaller."),
     "openings": ("gomoku.tools.openings_cmd", "openings", "Make a book of balanced openings over the whole board."),
     "labels": ("gomoku.tools.labels_cmd", "labels", "Make training labels: self-play positions with the search's scores."),
+    "distill": ("gomoku.tools.distill_cmd", "distill", "Train a learned evaluator on searched positions (labels)."),
     "params": ("gomoku.tools.params_cmd", "params", "List the classical engine's search parameters (for specs and tuning)."),
     "tune": ("gomoku.tools.tune_cmd", "tune", "Fit the evaluation's tables to games or scores; tune search parameters (--spsa)."),
     "info": ("gomoku.tools.info_cmd", "info", "Show what an ONNX net file is (metadata, inputs, outputs)."),
@@ -89,7 +90,7 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="gomoku")
 def main() -> None:
     """Gomoku / renju / caro engine: play, analyze, match, brain, bench, warmup, freeze, openings,
-    labels, params, tune, info, train, export, plot, ship, study. `gomoku COMMAND --help` gives a
+    labels, distill, params, tune, info, train, export, plot, ship, study. `gomoku COMMAND --help` gives a
     command's options."""
 
 

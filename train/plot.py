@@ -147,6 +147,9 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
         ax.plot(*_series(recs, "selfplay", "draws"), marker=".", label="draws")
         ax.plot(*_series(recs, "selfplay", "first_player_wins"), marker=".", label="first player wins")
 
+    if _series(recs, "distill", "held_value")[0]:
+        _distill_figures(recs, figure)
+        return written
     figure("loss.png", "training loss", losses)
     if _series(recs, "train", "teacher_loss")[0] or _series(recs, "train", "teacher_held")[0]:
         figure("teacher.png", "value loss against the teacher's scores", teacher)
@@ -157,3 +160,31 @@ def plot_run(run: str | os.PathLike, out: Optional[str | os.PathLike] = None) ->
            xlabel="optimiser step")
     figure("selfplay.png", "self-play games", selfplay)
     return written
+
+
+def _distill_figures(recs: list[dict[str, Any]], figure: Callable[..., None]) -> None:
+    """A `gomoku distill` run's learning curves, by optimiser step: the value's cross-entropy
+    on the training batches and on the held-out games beside the tables' on the same held-out
+    positions (the line a learned evaluator has to get under), and the policy's agreement with
+    the search's best move."""
+    def steps(key: str) -> tuple[list[int], list[float]]:
+        pts = [(int(r["step"]), float(r["distill"][key])) for r in recs
+               if isinstance(r.get("distill"), dict) and isinstance(r["distill"].get(key), (int, float))]
+        return [p[0] for p in pts], [p[1] for p in pts]
+
+    def value(ax: Any) -> None:
+        ax.plot(*steps("train_value"), marker=".", label="training batches")
+        ax.plot(*steps("held_value"), marker=".", label="held-out games")
+        ax.plot(*steps("held_tables"), linestyle="--", color="tab:gray", label="the tables on the held-out games")
+        ax.set_ylabel("value cross-entropy")
+
+    def policy(ax: Any) -> None:
+        ax.plot(*steps("train_policy"), marker=".", label="best-move cross-entropy, training batches")
+        ax.set_ylabel("cross-entropy")
+        ax2 = ax.twinx()
+        xs, ys = steps("held_top1")
+        ax2.plot(xs, [100.0 * y for y in ys], color="tab:red", marker=".", label="top-1 held out (right)")
+        ax2.set_ylabel("top-1 agreement, %")
+
+    figure("distill_value.png", "value loss against the searched labels", value, xlabel="optimiser step")
+    figure("distill_policy.png", "policy against the search's best move", policy, xlabel="optimiser step")
