@@ -63,7 +63,7 @@ def distill(run: Path, labels: tuple[str, ...], rule: str, form: str, features: 
 
     from gomoku.engine.game.rules import Rule
     from gomoku.tools.options import INTERRUPTED
-    from gomoku.train.distill import DistillConfig, DistillError, distill as train, evaluator_file, prepare_run
+    from gomoku.train.distill import Curves, DistillConfig, DistillError, distill as train, evaluator_file, prepare_run
     from gomoku.train.labelset import LabelSetError, load_labels
 
     cfg = DistillConfig(labels=tuple(str(Path(p)) for p in labels), rule=rule, features=features, hidden=hidden,
@@ -83,7 +83,7 @@ def distill(run: Path, labels: tuple[str, ...], rule: str, form: str, features: 
                    f"{len(held):,} of {held.games:,} games held out")
         click.echo(f"form {form}, mix{features} with {hidden} hidden units, lambda {lam:g}, K {scale:g}")
 
-        def report(c) -> None:  # noqa: ANN001
+        def report(c: Curves) -> None:
             click.echo(f"step {c.step}: value CE {c.train_value:.4f} (training), {c.held_value:.4f} held out, "
                        f"the tables {c.held_tables:.4f}; best move top-1 {c.held_top1:.1%} held out; "
                        f"{c.seconds:.0f} s")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -91,7 +91,6 @@ class Curves:
     held_top1: float
     lr: float
     seconds: float
-    extra: dict[str, float] = field(default_factory=dict)
 
     def record(self, generation: int) -> dict[str, Any]:
         return {"generation": generation, "step": self.step,
@@ -135,8 +134,8 @@ def value_logit(net: MixNet, value: torch.Tensor, tables: torch.Tensor, cfg: Dis
 
 
 def _losses(net: MixNet, data: LabelSet, rows: np.ndarray, target: np.ndarray, cfg: DistillConfig,
-            k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Value loss, policy loss and top-1 hits of the rows under symmetry k."""
+            k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Value loss and policy loss of the rows under symmetry k."""
     width = data.stones.shape[2]
     stones, best = _symmetry(data.stones[rows], data.best[rows].astype(np.int64), k, width)
     planes = torch.from_numpy(_planes(stones, data.mover[rows].astype(np.int64)))
@@ -148,11 +147,8 @@ def _losses(net: MixNet, data: LabelSet, rows: np.ndarray, target: np.ndarray, c
     else:
         soft = torch.stack([t, 1.0 - t, torch.zeros_like(t)], dim=1)
         value_loss = -(soft * F.log_softmax(value, dim=1)).sum(dim=1).mean()
-    flat = policy.reshape(policy.shape[0], -1)
-    target_cell = torch.from_numpy(best)
-    policy_loss = F.cross_entropy(flat, target_cell)
-    hits = (flat.argmax(dim=1) == target_cell).float().sum()
-    return value_loss, policy_loss, hits
+    policy_loss = F.cross_entropy(policy.reshape(policy.shape[0], -1), torch.from_numpy(best))
+    return value_loss, policy_loss
 
 
 def _held_figures(net: MixNet, held: LabelSet, target: np.ndarray, cfg: DistillConfig) -> tuple[float, float, float]:
@@ -227,7 +223,6 @@ def distill(run: Path, cfg: DistillConfig, data: LabelSet,
     """Train (or continue) the run on `data` up to cfg.steps; returns the last evaluation's
     figures (None when the run had already reached its steps). `report` gets each evaluation,
     `tick` each step."""
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     train, held = data.split(cfg.holdout)
     if not len(train):
         raise DistillError(f"every game is held out (--holdout {cfg.holdout} of {data.games} games)")
@@ -261,7 +256,7 @@ def distill(run: Path, cfg: DistillConfig, data: LabelSet,
         for group in opt.param_groups:
             group["lr"] = _lr_at(cfg, step)
         rows = rng.integers(0, len(train), size=min(cfg.batch, len(train)))
-        value_loss, policy_loss, _ = _losses(net, train, rows, target_train, cfg, int(rng.integers(0, 8)))
+        value_loss, policy_loss = _losses(net, train, rows, target_train, cfg, int(rng.integers(0, 8)))
         loss = value_loss + cfg.policy_weight * policy_loss
         opt.zero_grad(set_to_none=True)
         loss.backward()

@@ -22,9 +22,9 @@ import numpy as np
 
 from gomoku.engine.fit.tuning import evaluate, game_key, leaf_row
 from gomoku.engine.game.board import Board
-from gomoku.engine.game.labels import NO_SCORE, no_cell, read_games
+from gomoku.engine.game.labels import NO_SCORE, ScoredGame, no_cell, read_games
 from gomoku.engine.game.rules import Rule
-from gomoku.engine.search.evaluation import tables as rule_tables
+from gomoku.engine.search.evaluation import EvalTables, tables as rule_tables
 
 #: scores at or beyond this are the search's proven results, which no evaluation is asked for
 PROVEN = 29000
@@ -72,7 +72,7 @@ class LabelSet:
 
 
 def load_labels(paths: Sequence[str | Path], rule: Rule, width: int = 15, height: int = 15,
-                max_positions: Optional[int] = None, min_ply: int = 0,
+                max_positions: Optional[int] = None,
                 progress: Optional[Callable[[int], None]] = None) -> LabelSet:
     """The leaf positions of `paths` (read in a stream, games of other rules or sizes refused),
     at most `max_positions` (the first ones); `progress(positions so far)` after each game.
@@ -88,7 +88,7 @@ def load_labels(paths: Sequence[str | Path], rule: Rule, width: int = 15, height
                 if (game.width, game.height, game.rule) != (width, height, int(rule)):
                     raise LabelSetError(f"{path}: game {index} is {Rule(game.rule).label} {game.width}x{game.height}, "
                                         f"the training is {rule.label} {width}x{height}")
-                taken = _game_positions(game, weights, min_ply, game_key(str(path), str(index)))
+                taken = _game_positions(game, weights, game_key(str(path), str(index)))
                 if taken is None:
                     continue
                 if max_positions is not None and total + len(taken["mover"]) > max_positions:
@@ -116,7 +116,7 @@ def load_labels(paths: Sequence[str | Path], rule: Rule, width: int = 15, height
     return LabelSet(**{k: np.concatenate(v) for k, v in cols.items()})
 
 
-def _game_positions(game, weights, min_ply: int, key: float) -> Optional[dict[str, np.ndarray]]:  # noqa: ANN001
+def _game_positions(game: ScoredGame, weights: EvalTables, key: float) -> Optional[dict[str, np.ndarray]]:
     """One game's kept positions as arrays (None when it keeps none)."""
     w, h = game.width, game.height
     none = no_cell(w, h)
@@ -125,7 +125,7 @@ def _game_positions(game, weights, min_ply: int, key: float) -> Optional[dict[st
     stones, mover, score, result, best, rows = [], [], [], [], [], []
     for ply in range(game.plies):
         s, b = int(game.scores[ply]), int(game.best[ply])
-        if ply >= min_ply and s != NO_SCORE and b != none and abs(s) < PROVEN and not board.game_over:
+        if s != NO_SCORE and b != none and abs(s) < PROVEN and not board.game_over:
             row = leaf_row(board)
             if row is not None:
                 stones.append(grid.copy())
