@@ -97,6 +97,9 @@ def test_incremental_state_equals_a_rebuild_after_random_moves_and_undos(rule, s
             for got in (ev, shallow):
                 assert np.array_equal(got.acc, ref.acc) and np.array_equal(got.pooled, ref.pooled), step
                 assert np.array_equal(got.rows, ref.rows), step
+                # both forms read the same state: the whole score and a residual's correction
+                for read in (learned.mix_score, learned.mix_residual):
+                    assert read(st, got) == read(st, ref), (step, read.__name__)
             checked += 1
     assert checked == 60
 
