@@ -33,7 +33,6 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from gomoku.engine.game.rules import parse_rule
 from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE
 from gomoku.engine.search.learned_file import ALONE, RESIDUAL, save_evaluator
 
@@ -201,8 +200,7 @@ def save_outputs(run: Path, net: MixNet, opt: torch.optim.Optimizer, cfg: Distil
 def prepare_run(run: Path, cfg: DistillConfig) -> None:
     """A new run folder with config.json, or the check that a rerun gives its settings."""
     if cfg.form not in (ALONE, RESIDUAL):
-        raise DistillError(f"--form {cfg.form!r}: {ALONE} or {RESIDUAL}")
-    parse_rule(cfg.rule)
+        raise DistillError(f"form {cfg.form!r}: {ALONE} or {RESIDUAL}")
     run.mkdir(parents=True, exist_ok=True)
     path = run / CONFIG
     if path.is_file():

@@ -30,9 +30,10 @@ from gomoku.engine.search.pvs import refutes_vcf, root_moves, root_search
 from gomoku.engine.base import interrupt
 from gomoku.engine.base.timeman import Deadlines, exact_deadlines
 from gomoku.engine.search.threats import C_NODE_LIMIT, C_NODES, C_PVLEN, C_STOP, vcf
-from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, INF, MAXPLY, P_ASP_DEPTH, P_ASPIRATION,
-                                         NET_ALONE, NET_OFF, NET_RESIDUAL, P_NET, P_NET_ORDER, P_NET_SHARE, P_RAISED, SearchCtx, WIN, WIN_MIN,
-                                         apply_params, clear_ctx, new_ctx, set_weights)
+from gomoku.engine.search.tables import (C_EXTERNAL, DEFAULT_TT_BYTES, INF, MAXPLY, NET_ALONE, NET_OFF,
+                                         NET_RESIDUAL, P_ASP_DEPTH, P_ASPIRATION, P_NET, P_NET_ORDER, P_NET_SHARE,
+                                         P_RAISED, SearchCtx, WIN, WIN_MIN, apply_params, clear_ctx, new_ctx,
+                                         set_weights)
 
 if TYPE_CHECKING:
     from gomoku.engine.search.learned_file import LearnedEval
