@@ -40,6 +40,14 @@ def send(child: pexpect.spawn, line: str, prompt: str) -> str:
     return wait(child, prompt)
 
 
+def send_eof(child: pexpect.spawn) -> None:
+    """Ctrl-D at the prompt, once readline holds the terminal. rich prints the prompt before
+    input() starts, and a Ctrl-D that reaches the terminal while it still edits lines itself
+    is eaten there (it would end an empty line); readline turns echo off when it takes over."""
+    assert child.waitnoecho(timeout=30), "the prompt never started reading"
+    child.sendeof()
+
+
 def finish(child: pexpect.spawn, status: int = 0) -> str:
     """Wait for the program to end; check its exit status and that it printed no traceback."""
     child.expect(pexpect.EOF, timeout=120)     # a quit during a cold compile waits for it to finish

@@ -15,7 +15,7 @@ from gomoku.engine.game.rules import Rule
 from gomoku.tools import render
 from cli_runner import Ran, gomoku
 from conftest import CTRL_C_MARGIN_S, CTRL_C_S
-from play_pty import ANSI, clean, finish, send, spawn_play, wait
+from play_pty import ANSI, clean, finish, send, send_eof, spawn_play, wait
 
 FIRST_PROMPT_TIMEOUT = 120     # a cold numba cache compiles the core on first use
 TIMEOUT = 30
@@ -83,7 +83,7 @@ def test_play_short_game_and_save(tmp_path):
     child = spawn("--load", str(target), "--time", "0.1", cwd=tmp_path)
     assert "Loaded 4 moves" in wait(child, X, FIRST_PROMPT_TIMEOUT)
     assert re.search(r"Hint: [a-i]\d \(\d,\d\)", send(child, "hint", X))
-    child.sendeof()
+    send_eof(child)
     assert "Bye" in finish(child)
 
 

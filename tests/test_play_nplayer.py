@@ -10,7 +10,7 @@ from pathlib import Path
 import pexpect
 import pytest
 from cli_runner import Ran, gomoku
-from play_pty import clean, finish, send, spawn_play, wait
+from play_pty import clean, finish, send, send_eof, spawn_play, wait
 
 FIRST_PROMPT_TIMEOUT = 180     # a cold numba cache compiles the tree search on first use
 TIMEOUT = 60
@@ -143,7 +143,7 @@ def test_ctrl_c_saves_and_exits_130_and_eof_exits_0(tmp_path):
     assert json.loads((tmp_path / "g.json").read_text())["moves"] == [[2, 2]]
     child = spawn("--size", "5", "--seats", "human,human,human", cwd=tmp_path)
     wait(child, "Your move, seat 1 (X)>", FIRST_PROMPT_TIMEOUT)
-    child.sendeof()
+    send_eof(child)
     assert "Bye" in finish(child)
 
 

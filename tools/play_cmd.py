@@ -168,6 +168,7 @@ def _play_nplayer(seat_count: int, board: Optional[tuple[int, int]], rule: Rule,
         raise click.UsageError("--seats and --win are for --players 3 or 4")
     given = to_nplayer(_TWO_PLAYER_ONLY, f"is for two-player games; with --players {seat_count} use --seats")
     width, height = board if board is not None else (None, None)
+    _line_editing()
     play_nplayer.run(players=seat_count, width=width, height=height, rule=rule, win_length=win_length,
                      seats_text=seats_text, move_time=move_time if given("move_time") else None,
                      save_path=save_path, human_name=human_name)

@@ -29,6 +29,8 @@ from typing import BinaryIO, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
+from gomoku.engine.base.fileio import write_atomic_bytes
+
 MAGIC = b"GMKLBL1\n"
 _HEADER = struct.Struct("<2sBBBbHH")
 _MARK = b"GM"
@@ -202,9 +204,10 @@ class LabelWriter:
             with open(self.path, "r+b") as f:
                 f.truncate(end)
         else:
+            # a new file appears with its magic already in it, so neither a reader nor a
+            # writer after a kill ever meets a file that exists but says nothing
             self.games_before = 0
-            with open(self.path, "wb") as f:
-                f.write(MAGIC)
+            write_atomic_bytes(self.path, MAGIC)
         self._f = open(self.path, "ab")
         self.written = 0
 
