@@ -49,15 +49,18 @@ drop_stale_cache(__file__, ("game.core", "game.patterns", "search.threats", "sea
 @njit(cache=True, inline="always")
 def evaluate(st: BoardState, cx: SearchCtx) -> np.int64:
     """The side to move's static evaluation: the learned evaluator's where the context has one
-    (a residual one's as a correction to the tables' score), else the pattern tables'."""
-    if cx.params[P_NET] != 0:
-        share = cx.params[P_NET_SHARE]
-        if cx.params[P_NET] == NET_RESIDUAL:
-            return table_eval(st, cx) + share * mix_residual(st, cx.net) // 100
-        if share >= 100:
-            return mix_score(st, cx.net)
-        return (share * mix_score(st, cx.net) + (100 - share) * table_eval(st, cx)) // 100
-    return table_eval(st, cx)
+    (a residual one's as a correction to the tables' score), else the pattern tables'. Each
+    callee appears once: this is inlined at six places in pvs, and numba types every copy."""
+    net = cx.params[P_NET]
+    share = cx.params[P_NET_SHARE]
+    if net != 0 and net != NET_RESIDUAL and share >= 100:
+        return mix_score(st, cx.net)
+    tables = table_eval(st, cx)
+    if net == 0:
+        return tables
+    if net == NET_RESIDUAL:
+        return tables + share * mix_residual(st, cx.net) // 100
+    return (share * mix_score(st, cx.net) + (100 - share) * tables) // 100
 
 
 @njit(cache=True, inline="always")
