@@ -32,15 +32,15 @@ EXTRA_HOOKS = [
 ]
 
 # What each step costs in a cold compile, one after the other in one process, as seconds of CPU
-# (`gomoku bench --compile`: each step's wall seconds on a shared 2-core x86 machine, 233 s in
-# all, scaled by the run's CPU/wall share, 153 s of CPU; peak RSS 0.54 GB). Only used to split
-# the work between processes, to weight the progress bar and to guess the time left. The
-# alpha-beta step is the largest: `pvs` with the small helpers it inlines (inline="always") is
-# a third of the compile; the board core is a few seconds.
+# (`gomoku bench --compile` on an idle 2-core x86 machine: 91 s of CPU in all, peak RSS 0.56 GB;
+# a slower machine takes about twice as long, in the same proportions). Only used to split the
+# work between processes, to weight the progress bar and to guess the time left. The alpha-beta
+# step is the largest: `pvs` with the small helpers it inlines (inline="always") is a fifth of
+# the compile; the board core is a few seconds.
 STEP_COST = {
-    "board core (freestyle)": 7.2, "board core (standard)": 0.1, "board core (renju)": 3.3,
-    "board core (caro)": 0.1, "board core (caro5)": 0.1, "playouts": 1.2,
-    "alphabeta": 88.3, "threats": 12.7, "dfpn": 13.8, "search": 23.9, "critic": 2.0,
+    "board core (freestyle)": 3.9, "board core (standard)": 0.1, "board core (renju)": 1.9,
+    "board core (caro)": 0.1, "board core (caro5)": 0.1, "playouts": 0.7,
+    "alphabeta": 46.8, "threats": 8.6, "dfpn": 9.1, "search": 16.1, "critic": 1.7,
 }
 
 # Steps that can be compiled in parallel processes, largest first. The alpha-beta search calls the
