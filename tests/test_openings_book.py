@@ -72,7 +72,7 @@ def test_a_match_that_would_replay_its_openings_says_so(tmp_path):
     assert r.exit_code == 0, r.output
 
 
-@pytest.mark.parametrize("rule", ["freestyle", "standard"])
+@pytest.mark.parametrize("rule", ["freestyle", "standard", "renju"])
 def test_the_shipped_books_hold_thousands_of_distinct_openings(rule):
     """The books `-o book` plays (engine/data/book15_RULE.txt): 5,000 openings, none a mirror
     image of another, legal under the rule, most of them away from the centre (the book's
