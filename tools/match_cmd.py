@@ -30,7 +30,8 @@ from gomoku.engine.match.specs import kinds_help
 from gomoku.engine.game.rules import Rule
 from gomoku.protocol.players import make_player
 from gomoku.tools.match_records import MatchRecords
-from gomoku.tools.options import INTERRUPTED, board_option, live_view, output_path, progress_option, rule_option
+from gomoku.tools.options import (INTERRUPTED, ExistingFile, board_option, live_view, output_path, progress_option,
+                                  rule_option)
 
 #: while a match runs, --json is rewritten after every game of the first JSON_EVERY_GAME_UPTO,
 #: then only once JSON_WAIT_FACTOR times the last rewrite's duration has passed (at most about
@@ -123,6 +124,8 @@ class _View:
             if summary.sprt is not None:
                 # a long test's log says where it stands after every game, as cutechess's does
                 click.echo(f"...      {summary.pentanomial().line()}", err=self.err)
+                if any(summary.earlier):
+                    click.echo(f"...      with the earlier runs: {summary.pentanomial_all().line()}", err=self.err)
                 click.echo(f"...      {stats.sprt_line(summary.sprt, summary.sprt_basis)}", err=self.err)
 
 
@@ -163,6 +166,10 @@ class _View:
 @click.option("--openings-from", "openings_from", type=click.IntRange(1), default=1, show_default=True, metavar="K",
               help="Start at the set's K-th opening: a test that continues a stopped one, or one kept apart from "
                    "the openings others were tuned on, plays openings no earlier run played.")
+@click.option("--continue", "continues", type=ExistingFile("match result"), default=None, metavar="FILE.json",
+              help="Continue a stopped test: FILE is its --json. The games start at the first opening it did "
+                   "not reach, and its game pairs count in this run's SPRT (which must have the same players, "
+                   "limits, rule, openings and hypotheses).")
 @click.option("--openings-format", type=click.Choice(["auto", "pos", "offset"]), default="auto", show_default=True,
               help="How an openings file writes moves: pos (h8i9j7), offset (-1,0 0,1, from the centre) or auto.")
 @click.option("--random-order", is_flag=True, help="Shuffle the openings (reproducible with --seed).")
@@ -206,7 +213,8 @@ class _View:
 def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tuple[int, int]], turn_time: Optional[float],
           match_time: Optional[float], nodes: Optional[int], depth: Optional[int], playouts: Optional[int],
           win_length: int, seat_count: int,
-          tolerance: float, start_timeout: float, openings: str, openings_from: int, openings_format: str,
+          tolerance: float, start_timeout: float, openings: str, openings_from: int, continues: Optional[str],
+          openings_format: str,
           random_order: bool, replay: bool, concurrency: Optional[int], ray: Optional[str], draw_after: Optional[int],
           adjudicate_proven: bool, seed: Optional[int],
           sprt_text: Optional[str],
@@ -230,6 +238,22 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
         turn_time = 1.0
     spec_a, spec_b, width, height, warnings = _parse_players(specs, board, rule, win_length)
     ops = choose_openings(openings, openings_format, width, height, rule)
+    earlier = (0, 0, 0, 0, 0)
+    if continues is not None:
+        from gomoku.tools.match_continue import ContinueError, read_earlier
+        if openings_from > 1 or random_order:
+            raise click.UsageError("--continue picks the openings itself: leave out --openings-from and "
+                                   "--random-order")
+        wanted = {"rule": rule.label, "width": width, "height": height, "turn_time": turn_time,
+                  "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
+                  "openings": openings, "players": [spec_a.text, spec_b.text], "sprt": _sprt_json(sprt)}
+        try:
+            earlier, openings_from = read_earlier(Path(continues), wanted)
+        except ContinueError as exc:
+            raise click.UsageError(f"--continue {continues}: {exc}") from None
+        if openings_from > len(ops):
+            raise click.UsageError(f"--continue {continues}: the earlier runs reached all {len(ops)} openings "
+                                   "of the set")
     if openings_from > 1:
         if openings_from > len(ops):
             raise click.UsageError(f"--openings-from {openings_from}: the set has {len(ops)} openings")
@@ -244,7 +268,8 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
                         max_memory=max_memory * 1024 * 1024 if max_memory else None, brain_info=infos,
                         win_length=win_length, factory=make_player, adjudicate_proven=adjudicate_proven)
     settings = MatchSettings(game=game, games=games, openings=tuple(ops), random_order=random_order,
-                             seed=seed, concurrency=concurrency, sprt=sprt, runner=ray_games_runner(ray, concurrency))
+                             seed=seed, concurrency=concurrency, sprt=sprt, earlier_pairs=earlier,
+                             runner=ray_games_runner(ray, concurrency))
 
     # output that cannot be written is refused now, not after the games (folders are made)
     for path, option, folder in ((sgf, "--sgf", False), (psq_dir, "--psq", True), (json_path, "--json", False),
@@ -268,9 +293,10 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
     run_settings = {"rule": rule.label, "width": width, "height": height, "turn_time": turn_time,
                     "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
                     "tolerance": tolerance, "games": games, "openings": openings,
-                    "openings_from": openings_from, "seed": seed,
+                    "openings_from": openings_from, "random_order": random_order, "seed": seed,
                     "concurrency": concurrency, "draw_after": draw_after,
-                    "players": [spec_a.text, spec_b.text]}
+                    "players": [spec_a.text, spec_b.text], "sprt": _sprt_json(sprt),
+                    "continues": str(continues) if continues is not None else None}
     json_file = json_path if json_path is not None and not json_stdout else None
     m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
     try:
@@ -481,6 +507,13 @@ def game_line(width: int, height: int, rule: Rule, win_length: int, games: int, 
             f"{', '.join(limits) or 'no clock'}")
 
 
+def _sprt_json(sprt: Optional[SprtSettings]) -> Optional[dict[str, Any]]:
+    """The SPRT's hypotheses as the --json settings record them (a continuation must match)."""
+    if sprt is None:
+        return None
+    return {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta, "model": sprt.model}
+
+
 def json_data(summary: MatchSummary, settings: dict[str, Any], finished: bool) -> dict[str, Any]:
     """The --json document: statistics, every game, the settings; `finished` is false while
     the match still runs (the file is rewritten after each game)."""
@@ -499,7 +532,7 @@ def write_json(path: Path, summary: MatchSummary, settings: dict[str, Any], fini
 #: options only two-player matches know; given with --players 3 they are one-line errors
 _TWO_PLAYER_ONLY = ("match_time", "nodes", "depth", "sprt_text", "sgf", "psq_dir", "openings", "replay", "random_order",
                     "draw_after", "adjudicate_proven", "brain_info", "max_memory", "concurrency", "append", "ray",
-                    "labels", "openings_from")
+                    "labels", "openings_from", "continues")
 
 
 def _run_nplayer(specs: tuple[str, ...], seat_count: int, games: int, rule: Rule, board: Optional[tuple[int, int]],

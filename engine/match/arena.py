@@ -50,6 +50,9 @@ class MatchSettings:
     seed: Optional[int] = None
     concurrency: int = 1                     # games at once; with `ray`, actors (0: every CPU of the cluster)
     sprt: Optional[SprtSettings] = None
+    # the pentanomial counts of the earlier runs of the same test that this one continues
+    # (`gomoku match --continue`): the SPRT decides on them and this run's pairs together
+    earlier_pairs: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
     # how parallel games are played: None for local worker processes, else a factory
     # (workers, spec a, spec b, game) -> an object with `workers`, play(job) -> Future, close(kill);
     # `gomoku match --ray` gives train.raygames' (the engine itself never imports Ray)
@@ -76,6 +79,13 @@ class MatchSummary:
     sprt: Optional[stats.SprtResult] = None
     stopped: str = ""                     # why the match ended early ("" if it did not)
     sprt_basis: str = ""                  # "pairs" or "games": what the SPRT counted
+    earlier: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)   # MatchSettings.earlier_pairs
+
+    def pentanomial_all(self) -> stats.Pentanomial:
+        """This run's pairs and those of the earlier runs it continues: what the SPRT counts."""
+        now = self.pentanomial().counts
+        c = [a + b for a, b in zip(now, self.earlier)]
+        return stats.Pentanomial((c[0], c[1], c[2], c[3], c[4]))
 
     def pentanomial(self) -> stats.Pentanomial:
         """The complete game pairs (games 2k and 2k+1: one opening, colours swapped) by the
@@ -122,6 +132,8 @@ class MatchSummary:
         penta = self.pentanomial()
         if penta.pairs:
             lines.append(penta.line())
+        if any(self.earlier):
+            lines.append("With the earlier runs: " + self.pentanomial_all().line())
         if self.sprt is not None:
             lines.append(stats.sprt_line(self.sprt, self.sprt_basis))
         return lines
@@ -146,6 +158,11 @@ class MatchSummary:
         out["pairs"] = {"pentanomial": list(penta.counts), "count": penta.pairs, "elo": _finite(penta.elo()),
                         "elo_error": _finite(penta.elo_error()), "nelo": _finite(nelo),
                         "nelo_error": _finite(nelo_error)}
+        if any(self.earlier):
+            total = self.pentanomial_all()
+            out["pairs_all"] = {"pentanomial": list(total.counts), "count": total.pairs,
+                                "earlier": list(self.earlier), "elo": _finite(total.elo()),
+                                "elo_error": _finite(total.elo_error())}
         if self.sprt is not None:
             out["sprt"] = {"llr": self.sprt.llr, "lower": self.sprt.lower, "upper": self.sprt.upper,
                            "decision": self.sprt.decision, "basis": self.sprt_basis}
@@ -178,7 +195,7 @@ class Match:
             raise ValueError("concurrency > 1 needs players given as spec strings")
         if names is None:
             names = (self._name(a), self._name(b))
-        self.summary = MatchSummary(*names)
+        self.summary = MatchSummary(*names, earlier=settings.earlier_pairs)
 
     @staticmethod
     def _name(p: PlayerLike) -> str:
@@ -197,7 +214,8 @@ class Match:
         if sp is not None:
             if self.settings.games % 2 == 0:
                 self.summary.sprt_basis = "pairs"
-                self.summary.sprt = self.summary.pentanomial().sprt(sp.elo0, sp.elo1, sp.alpha, sp.beta, sp.model)
+                self.summary.sprt = self.summary.pentanomial_all().sprt(sp.elo0, sp.elo1, sp.alpha, sp.beta,
+                                                                        sp.model)
             else:
                 self.summary.sprt_basis = "games"
                 w, l, d = self.summary.wld()
