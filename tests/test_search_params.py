@@ -174,3 +174,15 @@ def test_the_improving_terms_prune_and_reduce_only_where_the_eval_fell():
     rfp = Searcher(params=sp.SearchParams({"rfp_improving": 1})).search(b.state, max_depth=8, threat_probes=False)
     assert rfp.nodes != base.nodes          # one ply less margin where the eval rose: other cuts
 
+
+def test_more_reduction_after_alpha_was_raised_makes_a_smaller_tree():
+    """lmr_alpha_raised: the late moves of a PV node whose alpha an earlier move raised are
+    searched shallower (on this position it changes nothing at depth 8, and cuts the tree at 10)."""
+    from gomoku.engine.search.alphabeta import Searcher
+    b = Board.from_moves(15, MIDGAME)
+    base = Searcher().search(b.state, max_depth=10, threat_probes=False)
+    off = Searcher(params=sp.SearchParams({"lmr_alpha_raised": 0})).search(b.state, max_depth=10, threat_probes=False)
+    on = Searcher(params=sp.SearchParams({"lmr_alpha_raised": 1})).search(b.state, max_depth=10, threat_probes=False)
+    assert (off.nodes, off.move, off.score) == (base.nodes, base.move, base.score)
+    assert on.nodes < base.nodes
+

@@ -94,6 +94,8 @@ PARAMS: tuple[Param, ...] = (
           "side's last one (100: off)"),
     Param("lmr_not_improving", 0, 0, 4, 1, "LMR: plies more reduction at non-PV nodes whose static eval did not "
           "improve (0: off)"),
+    Param("lmr_alpha_raised", 0, 0, 2, 1, "LMR: plies more reduction for the late moves of a node where an "
+          "earlier move raised alpha without a cut-off (0: off)"),
 )
 
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
