@@ -186,3 +186,14 @@ def test_more_reduction_after_alpha_was_raised_makes_a_smaller_tree():
     assert (off.nodes, off.move, off.score) == (base.nodes, base.move, base.score)
     assert on.nodes < base.nodes
 
+
+
+def test_internal_iterative_reduction_is_off_at_zero_and_cuts_the_tree_when_on():
+    """iir_depth: a node with no TT move and at least that much depth left searches one ply less."""
+    from gomoku.engine.search.alphabeta import Searcher
+    b = Board.from_moves(15, MIDGAME)
+    base = Searcher().search(b.state, max_depth=10, threat_probes=False)
+    off = Searcher(params=sp.SearchParams({"iir_depth": 0})).search(b.state, max_depth=10, threat_probes=False)
+    on = Searcher(params=sp.SearchParams({"iir_depth": 4})).search(b.state, max_depth=10, threat_probes=False)
+    assert (off.nodes, off.move, off.score) == (base.nodes, base.move, base.score)
+    assert on.nodes < base.nodes

@@ -47,8 +47,8 @@ P_FUTILITY = 18           # 18, 19, 20, 21: the futility margin by remaining dep
 P_HIST_MALUS, P_LMR_HIST = 22, 23
 P_ASPIRATION, P_ASP_DEPTH = 24, 25      # read by the driver (alphabeta._iterate), not the jitted code
 P_RFP_IMPROVING, P_MC_NOT_IMPROVING, P_LMR_NOT_IMPROVING = 26, 27, 28
-P_LMR_ALPHA_RAISED = 29
-N_PARAMS = 30
+P_LMR_ALPHA_RAISED, P_IIR_DEPTH = 29, 30
+N_PARAMS = 31
 #: SearchCtx.sevs' mark for a ply whose node had no static evaluation (a PV node, a four to answer)
 NO_EVAL = -(1 << 40)
 #: futility pruning looks this many plies from the leaves (its margins: futility_1..3)
@@ -168,6 +168,7 @@ def apply_params(cx: SearchCtx, params: SearchParams, full_window: bool = False)
     p[P_MC_NOT_IMPROVING] = int(params["mc_not_improving"])
     p[P_LMR_NOT_IMPROVING] = int(params["lmr_not_improving"])
     p[P_LMR_ALPHA_RAISED] = int(params["lmr_alpha_raised"])
+    p[P_IIR_DEPTH] = int(params["iir_depth"])
     cx.lmr[:, :] = _lmr_cached(float(params["lmr_div"]))
     cx.mcount[0, :] = move_counts(int(params["mc_quiet_cap"]), float(params["mc_quiet_a"]), float(params["mc_quiet_b"]))
     cx.mcount[1, :] = move_counts(int(params["mc_noisy_cap"]), float(params["mc_noisy_a"]), float(params["mc_noisy_b"]))
