@@ -175,25 +175,17 @@ def test_the_improving_terms_prune_and_reduce_only_where_the_eval_fell():
     assert rfp.nodes != base.nodes          # one ply less margin where the eval rose: other cuts
 
 
-def test_more_reduction_after_alpha_was_raised_makes_a_smaller_tree():
+
+@pytest.mark.parametrize("name, on", [("lmr_alpha_raised", 1), ("iir_depth", 4)])
+def test_a_reduction_switch_is_off_at_zero_and_cuts_the_tree_when_on(name: str, on: int):
     """lmr_alpha_raised: the late moves of a PV node whose alpha an earlier move raised are
-    searched shallower (on this position it changes nothing at depth 8, and cuts the tree at 10)."""
+    searched shallower; iir_depth: a node with no TT move and at least that much depth left
+    searches one ply less. At 0 the search is the default's; on, this position's tree at depth
+    10 is smaller (at depth 8 lmr_alpha_raised changes nothing here)."""
     from gomoku.engine.search.alphabeta import Searcher
     b = Board.from_moves(15, MIDGAME)
     base = Searcher().search(b.state, max_depth=10, threat_probes=False)
-    off = Searcher(params=sp.SearchParams({"lmr_alpha_raised": 0})).search(b.state, max_depth=10, threat_probes=False)
-    on = Searcher(params=sp.SearchParams({"lmr_alpha_raised": 1})).search(b.state, max_depth=10, threat_probes=False)
+    off = Searcher(params=sp.SearchParams({name: 0})).search(b.state, max_depth=10, threat_probes=False)
+    cut = Searcher(params=sp.SearchParams({name: on})).search(b.state, max_depth=10, threat_probes=False)
     assert (off.nodes, off.move, off.score) == (base.nodes, base.move, base.score)
-    assert on.nodes < base.nodes
-
-
-
-def test_internal_iterative_reduction_is_off_at_zero_and_cuts_the_tree_when_on():
-    """iir_depth: a node with no TT move and at least that much depth left searches one ply less."""
-    from gomoku.engine.search.alphabeta import Searcher
-    b = Board.from_moves(15, MIDGAME)
-    base = Searcher().search(b.state, max_depth=10, threat_probes=False)
-    off = Searcher(params=sp.SearchParams({"iir_depth": 0})).search(b.state, max_depth=10, threat_probes=False)
-    on = Searcher(params=sp.SearchParams({"iir_depth": 4})).search(b.state, max_depth=10, threat_probes=False)
-    assert (off.nodes, off.move, off.score) == (base.nodes, base.move, base.score)
-    assert on.nodes < base.nodes
+    assert cut.nodes < base.nodes
