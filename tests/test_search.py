@@ -201,10 +201,11 @@ def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
     done = alphabeta.search(b.state, max_depth=6, threat_probes=False)
     deeper = alphabeta.search(b.state, max_depth=7, threat_probes=False)
     assert done.depth == 6 and b.coords(done.move) == (9, 5)
-    assert deeper.depth == 7 and b.coords(deeper.move) == (7, 10)
-    # stopped inside depth 7 after (7, 10) beat the completed (9, 5): play the better move
-    cut = alphabeta.search(b.state, node_limit=7_000, threat_probes=False)
-    assert cut.depth == 6 and b.coords(cut.move) == (7, 10)
+    assert deeper.depth == 7 and b.coords(deeper.move) == (5, 7)
+    # stopped inside depth 7 after (5, 7) beat the completed (9, 5) (at 5,000-5,200 nodes):
+    # play the better move
+    cut = alphabeta.search(b.state, node_limit=6_000, threat_probes=False)
+    assert cut.depth == 6 and b.coords(cut.move) == (5, 7)
     # stopped before anything beat the first move: the last completed iteration's move
     early = alphabeta.search(b.state, node_limit=4_500, threat_probes=False)
     assert early.depth == 6 and b.coords(early.move) == (9, 5)

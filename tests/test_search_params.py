@@ -146,9 +146,11 @@ def test_an_aspiration_window_fails_soft_on_the_side_the_score_lies():
 
 
 def test_the_history_malus_marks_the_quiet_moves_that_failed():
+    """(Without IIR: its shallower nodes reach such a cut-off here only from depth 13.)"""
     from gomoku.engine.search.alphabeta import Searcher
     b = Board.from_moves(15, MIDGAME)
-    on, off = Searcher(params=sp.SearchParams({"hist_malus": 1})), Searcher()
+    on = Searcher(params=sp.SearchParams({"hist_malus": 1, "iir_depth": 0}))
+    off = Searcher(params=sp.SearchParams({"iir_depth": 0}))
     on.search(b.state, max_depth=10, threat_probes=False)
     off.search(b.state, max_depth=10, threat_probes=False)
     n = b.state.cells.shape[0]
@@ -162,16 +164,16 @@ def test_the_improving_terms_prune_and_reduce_only_where_the_eval_fell():
     from gomoku.engine.search import tables
     from gomoku.engine.search.alphabeta import Searcher
     b = Board.from_moves(15, MIDGAME)
-    base = Searcher().search(b.state, max_depth=8, threat_probes=False)
+    base = Searcher().search(b.state, max_depth=10, threat_probes=False)
     same = Searcher(params=sp.SearchParams({"mc_not_improving": 100, "lmr_not_improving": 0})).search(
-        b.state, max_depth=8, threat_probes=False)
+        b.state, max_depth=10, threat_probes=False)
     assert (same.nodes, same.move, same.score) == (base.nodes, base.move, base.score)
     for values in ({"mc_not_improving": 50}, {"lmr_not_improving": 1}):
         s = Searcher(params=sp.SearchParams(values))
-        assert s.search(b.state, max_depth=8, threat_probes=False).nodes < base.nodes, values
+        assert s.search(b.state, max_depth=10, threat_probes=False).nodes < base.nodes, values
         sevs = s.ctx(b.state.cells.shape[0]).sevs
         assert sevs[0] == tables.NO_EVAL and (sevs[2:] != tables.NO_EVAL).any()
-    rfp = Searcher(params=sp.SearchParams({"rfp_improving": 1})).search(b.state, max_depth=8, threat_probes=False)
+    rfp = Searcher(params=sp.SearchParams({"rfp_improving": 1})).search(b.state, max_depth=10, threat_probes=False)
     assert rfp.nodes != base.nodes          # one ply less margin where the eval rose: other cuts
 
 
@@ -180,12 +182,14 @@ def test_the_improving_terms_prune_and_reduce_only_where_the_eval_fell():
 def test_a_reduction_switch_is_off_at_zero_and_cuts_the_tree_when_on(name: str, on: int):
     """lmr_alpha_raised: the late moves of a PV node whose alpha an earlier move raised are
     searched shallower; iir_depth: a node with no TT move and at least that much depth left
-    searches one ply less. At 0 the search is the default's; on, this position's tree at depth
-    10 is smaller (at depth 8 lmr_alpha_raised changes nothing here)."""
+    searches one ply less. Its default is the default search; on, this position's tree at
+    depth 10 is smaller than off (at depth 8 lmr_alpha_raised changes nothing here)."""
     from gomoku.engine.search.alphabeta import Searcher
     b = Board.from_moves(15, MIDGAME)
     base = Searcher().search(b.state, max_depth=10, threat_probes=False)
+    same = Searcher(params=sp.SearchParams({name: sp.BY_NAME[name].default})).search(
+        b.state, max_depth=10, threat_probes=False)
+    assert (same.nodes, same.move, same.score) == (base.nodes, base.move, base.score)
     off = Searcher(params=sp.SearchParams({name: 0})).search(b.state, max_depth=10, threat_probes=False)
     cut = Searcher(params=sp.SearchParams({name: on})).search(b.state, max_depth=10, threat_probes=False)
-    assert (off.nodes, off.move, off.score) == (base.nodes, base.move, base.score)
-    assert cut.nodes < base.nodes
+    assert cut.nodes < off.nodes

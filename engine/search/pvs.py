@@ -6,7 +6,8 @@ selectivity: late moves are searched shallower by a log(depth) x log(move number
 (re-searched when they beat alpha), only the first few are searched at all (fewer where no
 three or four is on the board; at the root and its replies the quota counts quiet moves only,
 below them every move: the late_ply parameter), and near the leaves futility, reverse futility and
-razoring cut on the static evaluation, unless the opponent has a three or four to answer.
+razoring cut on the static evaluation, unless the opponent has a three or four to answer, and a
+node with no TT move searches one ply less (internal iterative reduction).
 Leaves run a short VCF probe for the side to move before the pattern evaluation
 (`evaluation`). A child with no depth left and no five to block is scored in the parent
 (_leaf_child): no pvs call, which passes ~30 arrays, and no TT probe, which mostly misses the
