@@ -201,13 +201,13 @@ def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
     done = alphabeta.search(b.state, max_depth=6, threat_probes=False)
     deeper = alphabeta.search(b.state, max_depth=7, threat_probes=False)
     assert done.depth == 6 and b.coords(done.move) == (9, 5)
-    assert deeper.depth == 7 and b.coords(deeper.move) == (5, 7)
-    # stopped inside depth 7 after (5, 7) beat the completed (9, 5) (at 5,000-5,200 nodes):
-    # play the better move
-    cut = alphabeta.search(b.state, node_limit=6_000, threat_probes=False)
-    assert cut.depth == 6 and b.coords(cut.move) == (5, 7)
+    assert deeper.depth == 7 and b.coords(deeper.move) == (7, 10)
+    # stopped inside depth 7 after (7, 10) beat the completed (9, 5) (at 3,300-3,500 nodes;
+    # (5, 7) did at 2,700-2,900): play the better move
+    cut = alphabeta.search(b.state, node_limit=4_000, threat_probes=False)
+    assert cut.depth == 6 and b.coords(cut.move) == (7, 10)
     # stopped before anything beat the first move: the last completed iteration's move
-    early = alphabeta.search(b.state, node_limit=4_500, threat_probes=False)
+    early = alphabeta.search(b.state, node_limit=2_300, threat_probes=False)
     assert early.depth == 6 and b.coords(early.move) == (9, 5)
 
 
@@ -581,7 +581,9 @@ def test_a_kept_tt_serves_its_owners_next_search_under_the_same_rule():
     mine = alphabeta.Searcher()
     fresh = mine.search(b.state, max_depth=7)
     kept = mine.search(b.state, max_depth=7, clear=False)
-    assert kept.nodes < fresh.nodes / 2          # the last search's entries answer most nodes
+    # the last search's entries answer many nodes (a TT move also undoes internal iterative
+    # reduction where it would have cut, so the saving is less than half)
+    assert kept.nodes < 0.8 * fresh.nodes
     # another player's tables start empty: the search is the fresh one, node for node
     other = alphabeta.Searcher()
     again = other.search(b.state, max_depth=7, clear=False)

@@ -146,13 +146,12 @@ def test_an_aspiration_window_fails_soft_on_the_side_the_score_lies():
 
 
 def test_the_history_malus_marks_the_quiet_moves_that_failed():
-    """(Without IIR: its shallower nodes reach such a cut-off here only from depth 13.)"""
+    """Depth 13: on this position, with the default reductions, no such cut-off comes earlier."""
     from gomoku.engine.search.alphabeta import Searcher
     b = Board.from_moves(15, MIDGAME)
-    on = Searcher(params=sp.SearchParams({"hist_malus": 1, "iir_depth": 0}))
-    off = Searcher(params=sp.SearchParams({"iir_depth": 0}))
-    on.search(b.state, max_depth=10, threat_probes=False)
-    off.search(b.state, max_depth=10, threat_probes=False)
+    on, off = Searcher(params=sp.SearchParams({"hist_malus": 1})), Searcher()
+    on.search(b.state, max_depth=13, threat_probes=False)
+    off.search(b.state, max_depth=13, threat_probes=False)
     n = b.state.cells.shape[0]
     assert (on.ctx(n).history < 0).any() and not (off.ctx(n).history < 0).any()
 

@@ -94,7 +94,7 @@ PARAMS: tuple[Param, ...] = (
           "side's last one (100: off)"),
     Param("lmr_not_improving", 0, 0, 4, 1, "LMR: plies more reduction at non-PV nodes whose static eval did not "
           "improve (0: off)"),
-    Param("lmr_alpha_raised", 0, 0, 2, 1, "LMR: plies more reduction for the late moves of a node where an "
+    Param("lmr_alpha_raised", 1, 0, 2, 1, "LMR: plies more reduction for the late moves of a node where an "
           "earlier move raised alpha without a cut-off (0: off)"),
     Param("iir_depth", 4, 0, 32, 1, "internal iterative reduction: a node with no TT move and at least this much "
           "depth left searches one ply less (0: off)"),
