@@ -176,7 +176,6 @@ def test_the_improving_terms_prune_and_reduce_only_where_the_eval_fell():
     assert rfp.nodes != base.nodes          # one ply less margin where the eval rose: other cuts
 
 
-
 @pytest.mark.parametrize("name, on", [("lmr_alpha_raised", 1), ("iir_depth", 4)])
 def test_a_reduction_switch_is_off_at_zero_and_cuts_the_tree_when_on(name: str, on: int):
     """lmr_alpha_raised: the late moves of a PV node whose alpha an earlier move raised are

@@ -238,17 +238,18 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
         turn_time = 1.0
     spec_a, spec_b, width, height, warnings = _parse_players(specs, board, rule, win_length)
     ops = choose_openings(openings, openings_format, width, height, rule)
+    # what makes two runs one test: a --continue must match them, and --json records them
+    identity = {"rule": rule.label, "width": width, "height": height, "turn_time": turn_time,
+                "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
+                "openings": openings, "players": [spec_a.text, spec_b.text], "sprt": _sprt_json(sprt)}
     earlier = (0, 0, 0, 0, 0)
     if continues is not None:
         from gomoku.tools.match_continue import ContinueError, read_earlier
         if openings_from > 1 or random_order:
             raise click.UsageError("--continue picks the openings itself: leave out --openings-from and "
                                    "--random-order")
-        wanted = {"rule": rule.label, "width": width, "height": height, "turn_time": turn_time,
-                  "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
-                  "openings": openings, "players": [spec_a.text, spec_b.text], "sprt": _sprt_json(sprt)}
         try:
-            earlier, openings_from = read_earlier(Path(continues), wanted)
+            earlier, openings_from = read_earlier(Path(continues), identity)
         except ContinueError as exc:
             raise click.UsageError(f"--continue {continues}: {exc}") from None
         if openings_from > len(ops):
@@ -290,13 +291,9 @@ def match(players: tuple[str, ...], games: int, rule: Rule, board: Optional[tupl
         click.echo(f"warning: {line}", err=True)
     for line in records.notices:
         click.echo(line, err=json_stdout)
-    run_settings = {"rule": rule.label, "width": width, "height": height, "turn_time": turn_time,
-                    "match_time": match_time, "nodes": nodes, "depth": depth, "playouts": playouts,
-                    "tolerance": tolerance, "games": games, "openings": openings,
-                    "openings_from": openings_from, "random_order": random_order, "seed": seed,
-                    "concurrency": concurrency, "draw_after": draw_after,
-                    "players": [spec_a.text, spec_b.text], "sprt": _sprt_json(sprt),
-                    "continues": str(continues) if continues is not None else None}
+    run_settings = {**identity, "tolerance": tolerance, "games": games, "openings_from": openings_from,
+                    "random_order": random_order, "seed": seed, "concurrency": concurrency,
+                    "draw_after": draw_after, "continues": str(continues) if continues is not None else None}
     json_file = json_path if json_path is not None and not json_stdout else None
     m = Match(spec_a.text, spec_b.text, settings, names=(na, nb))
     try:

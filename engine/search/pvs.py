@@ -38,7 +38,8 @@ from gomoku.engine.search.threats import C_PVLEN, C_STOP, is_foul, tick, vcf
 from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves, pick_move, sort_moves)
 from gomoku.engine.search.tables import (EXACT, FUTILITY_DEPTH, INF, LMR_DEPTHS, LMR_MOVES, LOWER, MAXPLY,
                                          P_FUTILITY, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_LMR_MIN_DEPTH, P_LMR_MIN_MOVES,
-                                         P_LMR_PV, FULL_WINDOW, LMR_ON, P_HIST_MALUS, P_LMR_HIST, P_LMR_NOT_IMPROVING, P_LMR_ALPHA_RAISED, P_IIR_DEPTH,
+                                         P_LMR_PV, FULL_WINDOW, LMR_ON, P_HIST_MALUS, P_LMR_HIST, P_LMR_NOT_IMPROVING,
+                                         P_LMR_ALPHA_RAISED, P_IIR_DEPTH,
                                          P_MC_NOT_IMPROVING, P_RFP_IMPROVING, NET_RESIDUAL, NO_EVAL, P_NET, P_NET_SHARE, P_PRUNE, P_RAISED, P_RAZOR_DEPTH,
                                          P_RAZOR_MARGIN, P_RFP_DEPTH, P_RFP_MARGIN, P_WIDTH, SearchCtx, UPPER, WIN,
                                          WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
