@@ -176,12 +176,15 @@ def test_the_improving_terms_prune_and_reduce_only_where_the_eval_fell():
     assert rfp.nodes != base.nodes          # one ply less margin where the eval rose: other cuts
 
 
-@pytest.mark.parametrize("name, on", [("lmr_alpha_raised", 1), ("iir_depth", 4)])
+@pytest.mark.parametrize("name, on", [("lmr_alpha_raised", 1), ("iir_depth", 4), ("fh_margin", 30),
+                                      ("lmr_cut", 2)])
 def test_a_reduction_switch_is_off_at_zero_and_cuts_the_tree_when_on(name: str, on: int):
     """lmr_alpha_raised: the late moves of a PV node whose alpha an earlier move raised are
     searched shallower; iir_depth: a node with no TT move and at least that much depth left
-    searches one ply less. Its default is the default search; on, this position's tree at
-    depth 10 is smaller than off (at depth 8 lmr_alpha_raised changes nothing here)."""
+    searches one ply less; fh_margin: a cut node far above beta searches its moves other than
+    fours a ply less; lmr_cut: a cut node's late moves other than killers are reduced more.
+    Its default is the default search; on, this position's tree at depth 10 is smaller than
+    off (at depth 8 lmr_alpha_raised changes nothing here)."""
     from gomoku.engine.search.alphabeta import Searcher
     b = Board.from_moves(15, MIDGAME)
     base = Searcher().search(b.state, max_depth=10, threat_probes=False)

@@ -98,6 +98,10 @@ PARAMS: tuple[Param, ...] = (
           "earlier move raised alpha without a cut-off (0: off)"),
     Param("iir_depth", 4, 0, 32, 1, "internal iterative reduction: a node with no TT move and at least this much "
           "depth left searches one ply less (0: off)"),
+    Param("fh_margin", 0, 0, 5000, 10, "fail-high reduction: at a cut node whose static eval beats beta by this per "
+          "ply, the moves that make no four search one ply less (0: off)"),
+    Param("lmr_cut", 0, 0, 3, 1, "LMR: plies more reduction for late moves other than the killers at cut nodes "
+          "(0: off)"),
 )
 
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gomoku.engine.game.core import C_B4F3, C_F4, C_FIVE, M_EMPTY, M_RULE, M_TOMOVE, BoardState, make_move, undo_move
+from gomoku.engine.game.core import C_B4, C_B4F3, C_F4, C_FIVE, M_EMPTY, M_RULE, M_TOMOVE, BoardState, make_move, undo_move
 from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.base.numba_cache import drop_stale_cache
 from gomoku.engine.search.learned import mix_make, mix_rebuild, mix_residual, mix_score, mix_sync, mix_undo
@@ -39,7 +39,7 @@ from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves,
 from gomoku.engine.search.tables import (EXACT, FUTILITY_DEPTH, INF, LMR_DEPTHS, LMR_MOVES, LOWER, MAXPLY,
                                          P_FUTILITY, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_LMR_MIN_DEPTH, P_LMR_MIN_MOVES,
                                          P_LMR_PV, FULL_WINDOW, LMR_ON, P_HIST_MALUS, P_LMR_HIST, P_LMR_NOT_IMPROVING,
-                                         P_LMR_ALPHA_RAISED, P_IIR_DEPTH,
+                                         P_LMR_ALPHA_RAISED, P_IIR_DEPTH, P_FH_MARGIN, P_LMR_CUT,
                                          P_MC_NOT_IMPROVING, P_RFP_IMPROVING, NET_RESIDUAL, NO_EVAL, P_NET, P_NET_SHARE, P_PRUNE, P_RAISED, P_RAZOR_DEPTH,
                                          P_RAZOR_MARGIN, P_RFP_DEPTH, P_RFP_MARGIN, P_WIDTH, SearchCtx, UPPER, WIN,
                                          WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
@@ -185,6 +185,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     op = 1 - me
     plain = (cx.params[P_LMR] & FULL_WINDOW) != 0
     pvnode = beta - alpha > 1 and not plain
+    cut = not pvnode and cx.cut[ply] != 0
     # killers are kept per ply; the grandchildren's come from another part of the tree, which
     # is what PentaZen clears them for (with the history credit for PV nodes at the end:
     # self-play 58-36-6 at 0.3 s/move and 61-38-1 at 0.5 s; bench 10 % fewer nodes). Nodes
@@ -229,6 +230,9 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     improving = not static or ply < 2 or cx.sevs[ply - 2] == NO_EVAL or sev > cx.sevs[ply - 2]
     if static and ttf >= 0 and (ttf == EXACT or (ttf == LOWER) == (tts > sev)):
         sev = tts                     # a searched bound says more than the static guess
+    # fail-high reduction (Rapfi's): a cut node far above beta will cut on almost any move, so
+    # its moves other than fours are searched a ply less
+    fail_high = cut and static and cx.params[P_FH_MARGIN] > 0 and sev >= beta + cx.params[P_FH_MARGIN] * depth
     # static pruning, where nothing is proven either
     if static and st.counts[me, C_F4] == 0:
         rfp_plies = depth - 1 if improving and cx.params[P_RFP_IMPROVING] != 0 else depth
@@ -295,9 +299,13 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
             # the child probes the TT unless it is a leaf: start that memory access now
             prefetch_row(cx.tt, (st.hashv[0] ^ st.zobrist[me + 1, m] ^ _SIDE[op])
                          & np.uint64(cx.tt.shape[0] - 1))
+        mdepth = newdepth - 1 if fail_high and st.cls[me, m] < C_B4 else newdepth
         _make(st, cx, m)
+        # the child's node type as the parent expects it (Stockfish's and Rapfi's cutNode):
+        # a non-PV node's first child is the other kind, a reduced search's a cut node
         if searched == 0:
-            v, _ = _child(st, cx, newdepth, ply + 1, alpha, beta)
+            cx.cut[ply + 1] = 0 if pvnode or cut else 1
+            v, _ = _child(st, cx, mdepth, ply + 1, alpha, beta)
         else:
             red = 0
             if (cx.params[P_LMR] & LMR_ON) != 0 and searched >= cx.params[P_LMR_MIN_MOVES] \
@@ -311,15 +319,19 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
                     # a move already raised alpha here (a PV node: elsewhere that is a cut-off):
                     # the later ones are less likely to beat it (Stockfish's and Rapfi's term)
                     red += cx.params[P_LMR_ALPHA_RAISED]
+                if cut and m != k0 and m != k1:
+                    red += cx.params[P_LMR_CUT]     # a cut node's late moves other than killers
                 if cx.params[P_LMR_HIST] > 0:
                     # a move that cut off often elsewhere is reduced less (a negative history more)
                     red = max(0, red - cx.history[me, m] // cx.params[P_LMR_HIST])
-                red = min(red, newdepth)
-            v, leaf = _child(st, cx, newdepth - red, ply + 1, alpha, beta if plain else alpha + 1)
+                red = min(red, mdepth)
+            cx.cut[ply + 1] = 1 if red > 0 or not cut else 0
+            v, leaf = _child(st, cx, mdepth - red, ply + 1, alpha, beta if plain else alpha + 1)
             # (a leaf's value does not depend on the window: at full depth it stays; nor does a
             # full-window search's)
             if v > alpha and (red > 0 or (v < beta and not plain)) and not (leaf and red == 0):
-                v, _ = _child(st, cx, newdepth, ply + 1, alpha, beta)
+                cx.cut[ply + 1] = 0 if cut else 1
+                v, _ = _child(st, cx, mdepth, ply + 1, alpha, beta)
         _undo(st, cx)
         searched += 1
         if cx.ctrl[C_STOP] != 0:
@@ -389,13 +401,16 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarr
         m = np.int64(rmoves[r])
         _make(st, cx, m)
         lo = max(best, alpha)
+        cx.cut[1] = 0
         if r == 0:
             v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -alpha)
         elif plain:
             v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -lo)
         else:
+            cx.cut[1] = 1
             v = -pvs(st, cx, depth - 1, np.int64(1), -lo - 1, -lo)
             if v > lo:
+                cx.cut[1] = 0
                 v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -lo)
         _undo(st, cx)
         if cx.ctrl[C_STOP] != 0:
