@@ -194,3 +194,16 @@ def test_a_reduction_switch_is_off_at_zero_and_cuts_the_tree_when_on(name: str, 
     off = Searcher(params=sp.SearchParams({name: 0})).search(b.state, max_depth=10, threat_probes=False)
     cut = Searcher(params=sp.SearchParams({name: on})).search(b.state, max_depth=10, threat_probes=False)
     assert cut.nodes < off.nodes
+
+
+def test_a_reduced_move_that_beats_alpha_by_far_is_searched_deeper_within_its_cap():
+    """lmr_deeper re-searches such a move a ply past its unreduced depth: a larger tree at the
+    same depth here; with its cap lmr_deeper_max at 0 the search is the default one."""
+    from gomoku.engine.search.alphabeta import Searcher
+    b = Board.from_moves(15, MIDGAME)
+    base = Searcher().search(b.state, max_depth=10, threat_probes=False)
+    deeper = Searcher(params=sp.SearchParams({"lmr_deeper": 100})).search(b.state, max_depth=10, threat_probes=False)
+    capped = Searcher(params=sp.SearchParams({"lmr_deeper": 100, "lmr_deeper_max": 0})).search(
+        b.state, max_depth=10, threat_probes=False)
+    assert deeper.nodes > base.nodes
+    assert (capped.nodes, capped.move, capped.score) == (base.nodes, base.move, base.score)

@@ -102,6 +102,9 @@ PARAMS: tuple[Param, ...] = (
           "ply, the moves that make no four search one ply less (0: off)"),
     Param("lmr_cut", 0, 0, 3, 1, "LMR: plies more reduction for late moves other than the killers at cut nodes "
           "(0: off)"),
+    Param("lmr_deeper", 0, 0, 5000, 20, "LMR: a reduced move whose score beats alpha by this much is re-searched a ply "
+          "deeper than unreduced (0: off)"),
+    Param("lmr_deeper_max", 4, 0, 16, 1, "LMR: at most this many such deeper re-searches on one line"),
 )
 
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}

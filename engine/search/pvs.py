@@ -39,7 +39,7 @@ from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves,
 from gomoku.engine.search.tables import (EXACT, FUTILITY_DEPTH, INF, LMR_DEPTHS, LMR_MOVES, LOWER, MAXPLY,
                                          P_FUTILITY, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_LMR_MIN_DEPTH, P_LMR_MIN_MOVES,
                                          P_LMR_PV, FULL_WINDOW, LMR_ON, P_HIST_MALUS, P_LMR_HIST, P_LMR_NOT_IMPROVING,
-                                         P_LMR_ALPHA_RAISED, P_IIR_DEPTH, P_FH_MARGIN, P_LMR_CUT,
+                                         P_LMR_ALPHA_RAISED, P_IIR_DEPTH, P_FH_MARGIN, P_LMR_CUT, P_LMR_DEEPER, P_LMR_DEEPER_MAX, LINE_CUT, LINE_EXT,
                                          P_MC_NOT_IMPROVING, P_RFP_IMPROVING, NET_RESIDUAL, NO_EVAL, P_NET, P_NET_SHARE, P_PRUNE, P_RAISED, P_RAZOR_DEPTH,
                                          P_RAZOR_MARGIN, P_RFP_DEPTH, P_RFP_MARGIN, P_WIDTH, SearchCtx, UPPER, WIN,
                                          WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
@@ -185,7 +185,8 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
     op = 1 - me
     plain = (cx.params[P_LMR] & FULL_WINDOW) != 0
     pvnode = beta - alpha > 1 and not plain
-    cut = not pvnode and cx.cut[ply] != 0
+    cut = not pvnode and cx.line[ply, LINE_CUT] != 0
+    ext = cx.line[ply, LINE_EXT]
     # killers are kept per ply; the grandchildren's come from another part of the tree, which
     # is what PentaZen clears them for (with the history credit for PV nodes at the end:
     # self-play 58-36-6 at 0.3 s/move and 61-38-1 at 0.5 s; bench 10 % fewer nodes). Nodes
@@ -303,8 +304,9 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
         _make(st, cx, m)
         # the child's node type as the parent expects it (Stockfish's and Rapfi's cutNode):
         # a non-PV node's first child is the other kind, a reduced search's a cut node
+        cx.line[ply + 1, LINE_EXT] = ext
         if searched == 0:
-            cx.cut[ply + 1] = 0 if pvnode or cut else 1
+            cx.line[ply + 1, LINE_CUT] = 0 if pvnode or cut else 1
             v, _ = _child(st, cx, mdepth, ply + 1, alpha, beta)
         else:
             red = 0
@@ -325,13 +327,20 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
                     # a move that cut off often elsewhere is reduced less (a negative history more)
                     red = max(0, red - cx.history[me, m] // cx.params[P_LMR_HIST])
                 red = min(red, mdepth)
-            cx.cut[ply + 1] = 1 if red > 0 or not cut else 0
+            cx.line[ply + 1, LINE_CUT] = 1 if red > 0 or not cut else 0
             v, leaf = _child(st, cx, mdepth - red, ply + 1, alpha, beta if plain else alpha + 1)
             # (a leaf's value does not depend on the window: at full depth it stays; nor does a
             # full-window search's)
             if v > alpha and (red > 0 or (v < beta and not plain)) and not (leaf and red == 0):
-                cx.cut[ply + 1] = 0 if cut else 1
-                v, _ = _child(st, cx, mdepth, ply + 1, alpha, beta)
+                cx.line[ply + 1, LINE_CUT] = 0 if cut else 1
+                deeper = 0
+                if red > 0 and cx.params[P_LMR_DEEPER] > 0 and alpha + cx.params[P_LMR_DEEPER] < v < WIN_MIN \
+                        and ext < cx.params[P_LMR_DEEPER_MAX]:
+                    # the reduced search beat alpha by far: the move may be much better than
+                    # the order said, so look one ply past the unreduced depth (Rapfi's)
+                    deeper = 1
+                    cx.line[ply + 1, LINE_EXT] = ext + 1
+                v, _ = _child(st, cx, mdepth + deeper, ply + 1, alpha, beta)
         _undo(st, cx)
         searched += 1
         if cx.ctrl[C_STOP] != 0:
@@ -401,16 +410,17 @@ def root_search(st: BoardState, cx: SearchCtx, depth: np.int64, rmoves: np.ndarr
         m = np.int64(rmoves[r])
         _make(st, cx, m)
         lo = max(best, alpha)
-        cx.cut[1] = 0
+        cx.line[1, LINE_CUT] = 0
+        cx.line[1, LINE_EXT] = 0
         if r == 0:
             v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -alpha)
         elif plain:
             v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -lo)
         else:
-            cx.cut[1] = 1
+            cx.line[1, LINE_CUT] = 1
             v = -pvs(st, cx, depth - 1, np.int64(1), -lo - 1, -lo)
             if v > lo:
-                cx.cut[1] = 0
+                cx.line[1, LINE_CUT] = 0
                 v = -pvs(st, cx, depth - 1, np.int64(1), -beta, -lo)
         _undo(st, cx)
         if cx.ctrl[C_STOP] != 0:

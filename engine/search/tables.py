@@ -48,8 +48,11 @@ P_HIST_MALUS, P_LMR_HIST = 22, 23
 P_ASPIRATION, P_ASP_DEPTH = 24, 25      # read by the driver (alphabeta._iterate), not the jitted code
 P_RFP_IMPROVING, P_MC_NOT_IMPROVING, P_LMR_NOT_IMPROVING = 26, 27, 28
 P_LMR_ALPHA_RAISED, P_IIR_DEPTH = 29, 30
-P_FH_MARGIN, P_LMR_CUT = 31, 32
-N_PARAMS = 33
+P_FH_MARGIN, P_LMR_CUT, P_LMR_DEEPER, P_LMR_DEEPER_MAX = 31, 32, 33, 34
+N_PARAMS = 35
+#: SearchCtx.line's columns: 1 where the parent expects the node to fail high (a cut node);
+#: the plies the line's reduced moves were re-searched deeper above it (lmr_deeper)
+LINE_CUT, LINE_EXT = 0, 1
 #: SearchCtx.sevs' mark for a ply whose node had no static evaluation (a PV node, a four to answer)
 NO_EVAL = -(1 << 40)
 #: futility pruning looks this many plies from the leaves (its margins: futility_1..3)
@@ -98,7 +101,7 @@ class SearchCtx(NamedTuple):
     lmr: np.ndarray       # int64[LMR_DEPTHS, LMR_MOVES]: plies of reduction (lmr_table)
     mcount: np.ndarray    # int64[2, 64]: move quotas by remaining depth, quiet nodes then noisy
     sevs: np.ndarray      # int64[MAXPLY + 1]: each ply's static evaluation on the current line (or NO_EVAL)
-    cut: np.ndarray       # int8[MAXPLY + 1]: 1 where the parent expects the ply's node to fail high (a cut node)
+    line: np.ndarray      # int8[MAXPLY + 1, 2]: per ply of the current line, LINE_CUT and LINE_EXT
 
 
 #: one entry is a key and a packed word in the same 16 bytes, so a probe or a store touches one
@@ -131,7 +134,7 @@ def new_ctx(n_cells: int, tt_bytes: int = DEFAULT_TT_BYTES) -> SearchCtx:
         lmr=np.zeros((LMR_DEPTHS, LMR_MOVES), dtype=np.int64),
         mcount=np.zeros((2, 64), dtype=np.int64),
         sevs=np.full(MAXPLY + 1, NO_EVAL, dtype=np.int64),
-        cut=np.zeros(MAXPLY + 1, dtype=np.int8),
+        line=np.zeros((MAXPLY + 1, 2), dtype=np.int8),
     )
     set_weights(cx, evaluation.tables())
     apply_params(cx, DEFAULT)
@@ -173,6 +176,7 @@ def apply_params(cx: SearchCtx, params: SearchParams, full_window: bool = False)
     p[P_LMR_ALPHA_RAISED] = int(params["lmr_alpha_raised"])
     p[P_IIR_DEPTH] = int(params["iir_depth"])
     p[P_FH_MARGIN], p[P_LMR_CUT] = int(params["fh_margin"]), int(params["lmr_cut"])
+    p[P_LMR_DEEPER], p[P_LMR_DEEPER_MAX] = int(params["lmr_deeper"]), int(params["lmr_deeper_max"])
     cx.lmr[:, :] = _lmr_cached(float(params["lmr_div"]))
     cx.mcount[0, :] = move_counts(int(params["mc_quiet_cap"]), float(params["mc_quiet_a"]), float(params["mc_quiet_b"]))
     cx.mcount[1, :] = move_counts(int(params["mc_noisy_cap"]), float(params["mc_noisy_a"]), float(params["mc_noisy_b"]))
