@@ -15,7 +15,11 @@ _.ir_version                    # onnx ModelProto (tests/netfiles.py, tests/test
 # numba
 typingctx                       # @intrinsic's first argument (engine/search/prefetch.py)
 cdn                             # dfpn's child lookup returns (pn, dn) and reads pn only
-_.on_start                      # numba.core.event calls a Listener's on_start (tools/bench_compile.py)
+_.on_start                      # numba.core.event calls a Listener's on_start (engine/base/compile_log.py)
+
+# warm-up hooks, called by name from engine/player/warmup.py's EXTRA_HOOKS
+warm_up_helpers
+warm_up_pvs
 
 # run by name in a child process: python -c "from gomoku.engine.player.warmup import child_main; ..."
 child_main

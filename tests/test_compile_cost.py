@@ -8,11 +8,10 @@ import pytest
 from rich.console import Console
 
 
-def test_child_books_each_compile_to_its_function_and_step(monkeypatch, tmp_path):
+def test_the_compile_log_books_each_compile_to_its_function_and_step():
     from numba import njit
 
-    from gomoku.engine.player import warmup
-    from gomoku.tools import bench_compile
+    from gomoku.engine.base.compile_log import CompileLog, merge
 
     @njit
     def callee(x):
@@ -22,22 +21,27 @@ def test_child_books_each_compile_to_its_function_and_step(monkeypatch, tmp_path
     def caller(x):
         return callee(x) * 2
 
-    def steps():
+    with CompileLog() as log:
+        log.step = "first"
         caller(1)            # compiles caller, which compiles callee inside it
-        yield "first"
+        log.done("first", 0.5)
+        log.step = "second"
         caller(1.5)          # a second signature of both
-        yield "second"
-        yield "nothing"
-
-    monkeypatch.setattr(warmup, "warm_steps", steps)
-    out = tmp_path / "f.json"
-    bench_compile.child_main(str(out))
-    data = json.loads(out.read_text())
-    funcs = {k.rsplit(".", 1)[-1]: v for k, v in data["funcs"].items()}
+        log.done("second", 0.25)
+    caller(2.5)              # a third, after the log was left: not booked
+    funcs = {k.rsplit(".", 1)[-1]: v for k, v in log.funcs.items()}
     assert set(funcs) == {"callee", "caller"}
     assert len(funcs["caller"]["sigs"]) == 2 and funcs["caller"]["steps"] == ["first", "second"]
     assert all(v["self"] > 0 for v in funcs.values())
-    assert [s for s, _ in data["steps"]] == ["first", "second", "nothing"]
+    line = log.record()
+    assert line["steps"] == [("first", 0.5), ("second", 0.25)] and line["cpu"] > 0 and line["rss_mb"] > 0
+    # two processes' lines make one compile: CPU summed, the larger peak, each process listed
+    other = {"funcs": {"x.caller": {"self": 1.0, "sigs": ["y"], "steps": ["third"]}},
+             "steps": [("third", 1.0)], "cpu": 2.0, "rss_mb": 1e6}
+    both = merge([line, other])
+    assert both["cpu"] == line["cpu"] + 2.0 and both["rss_mb"] == 1e6
+    assert [p["steps"] for p in both["processes"]] == [["first", "second"], ["third"]]
+    assert len(both["funcs"]) == 3 and [s for s, _ in both["steps"]] == ["first", "second", "third"]
 
 
 def test_report_sorts_by_cost_and_ends_with_the_totals():
@@ -49,7 +53,7 @@ def test_report_sorts_by_cost_and_ends_with_the_totals():
     report(data, say=lines.append)
     assert "b.big" in lines[1] and "90.0%" in lines[1] and "a.small" in lines[2]
     assert lines[-1] == ("compile: functions=2 signatures=3 compile_s=10.0 wall_s=11.0 cpu_s=12.5 "
-                         "peak_rss_mb=321")
+                         "peak_rss_mb=321 processes=1")
 
 
 def _fake_compile(monkeypatch, gate):

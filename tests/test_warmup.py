@@ -27,21 +27,46 @@ def test_plans_cover_every_step_once_for_any_number_of_processes(monkeypatch):
             cores = [i for i, s in enumerate(group) if s.startswith("board core")]
             assert cores == list(range(len(cores)))
     # a hook nobody grouped yet still gets compiled
-    monkeypatch.setattr(warmup, "EXTRA_HOOKS", warmup.EXTRA_HOOKS + [("gomoku.engine.newroom.x", "warm_up")])
+    monkeypatch.setattr(warmup, "EXTRA_HOOKS", warmup.EXTRA_HOOKS + [("gomoku.engine.newroom.x", "warm_up", "x")])
     flat = [s for group in warmup.plan_processes(2) for s in group]
     assert "x" in flat and sorted(flat) == sorted(warmup.step_names())
 
 
+def test_the_large_steps_each_start_a_process_and_the_order_holds():
+    """One lane of the plan is cut before every FRESH_PROCESS step: the alpha-beta search's
+    three parts never share a process, and its helpers come before pvs, pvs before the rest."""
+    from gomoku.engine.player import warmup
+    (lane,) = warmup.plan_processes(1)
+    runs = warmup.processes_of(lane)
+    assert [s for run in runs for s in run] == lane == warmup.step_names()
+    for run in runs:
+        assert sum(s in warmup.FRESH_PROCESS for s in run) <= 1
+        assert all(s not in warmup.FRESH_PROCESS for s in run[1:])
+    firsts = [run[0] for run in runs]
+    assert {"search helpers", "pvs", "alphabeta"} <= set(firsts)
+    assert lane.index("threats") < lane.index("search helpers") < lane.index("pvs") < lane.index("alphabeta")
+    assert warmup.processes_of([]) == []
+
+
 @pytest.mark.process
-def test_compile_in_processes_reports_each_step_and_a_failing_child_is_one_clear_error(monkeypatch):
-    """The children really run (from the warm cache here, quickly) and report every step; a
-    child that fails is one clear error."""
+def test_compile_in_processes_reports_each_step_and_a_failing_child_is_one_clear_error(monkeypatch, tmp_path):
+    """The children really run (from the warm cache here, quickly) and report every step, a
+    FRESH_PROCESS step in a process of its own (each process appends one line to the compile
+    log); a child that fails is one clear error."""
+    import json
+
     from gomoku.engine.player import warmup
     monkeypatch.setattr(warmup, "plan_processes",
                         lambda jobs: [["playouts"], ["board core (caro)", "board core (renju)"]])
+    monkeypatch.setattr(warmup, "FRESH_PROCESS", frozenset({"board core (renju)"}))
+    log = tmp_path / "compile.jsonl"
     seen = []
-    seconds = warmup.compile_in_processes(lambda label, s: seen.append(label), jobs=2)
+    seconds = warmup.compile_in_processes(lambda label, s: seen.append(label), jobs=2, log=str(log))
     assert sorted(seen) == ["board core (caro)", "board core (renju)", "playouts"] and seconds > 0
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert sorted([s for s, _ in line["steps"]] for line in lines) == [
+        ["board core (caro)"], ["board core (renju)"], ["playouts"]]
+    assert all(line["cpu"] > 0 and line["rss_mb"] > 0 for line in lines)
     monkeypatch.setattr(warmup, "plan_processes", lambda jobs: [["no such step"]])
     with pytest.raises(warmup.CompileError, match="unknown warm-up step"):
         warmup.compile_in_processes(lambda label, s: None, jobs=1)

@@ -86,9 +86,10 @@ def signature(node_counts: list[int]) -> str:
               help="Also search the positions of its rule with this learned evaluator (NAME.eval.npz) "
                    "and compare its nodes/s with the tables' on the same positions.")
 @click.option("--compile", "compile_cost", is_flag=True, default=False,
-              help="Instead: compile the whole engine cold (an empty temporary numba cache, in a child "
-                   "process at nice 10) and print each jitted function's compile seconds, most first, "
-                   "with the total CPU seconds and peak RSS. Minutes of CPU; the real cache is untouched.")
+              help="Instead: compile the whole engine cold as `gomoku warmup -j 1` does (an empty temporary "
+                   "numba cache, child processes at nice 10) and print each jitted function's compile seconds, "
+                   "most first, each process's CPU seconds and peak RSS, and the totals. Minutes of CPU; the "
+                   "real cache is untouched.")
 def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, nets: tuple[str, ...],
           playouts: int, threads: int, batch: int, eval_path: Optional[str], compile_cost: bool) -> None:
     """Search fixed positions (several rules and sizes) to a fixed depth; print nodes, time,

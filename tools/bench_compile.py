@@ -1,16 +1,15 @@
 """`gomoku bench --compile`: what a cold compile of the engine costs, function by function.
 
 A fresh install compiles the numba engine for minutes before its first move; to cut that
-time one has to know where it goes. This runs the whole warm-up (`warmup.warm_steps`, what
-`gomoku warmup` and the brain's compile child run) in a child process against an empty
-temporary `NUMBA_CACHE_DIR`, so it compiles everything cold without touching the real cache,
-and reports:
+time one has to know where it goes. This runs the compile as `gomoku warmup -j 1` and the
+brain's compile child run it (`warmup.compile_in_processes`: the warm-up steps in a few
+processes one after the other) against an empty temporary `NUMBA_CACHE_DIR`, so it compiles
+everything cold without touching the real cache, and reports, from the children's compile
+logs (`engine.base.compile_log`):
 
-- per jitted function: the signatures compiled, and its own compile seconds (the time
-  inside numba's `numba:compile` event minus that of the compiles it triggered, i.e. of the
-  callees that are not inlined; an `inline="always"` callee counts in each caller);
-- per warm-up step: wall seconds;
-- the child's total CPU seconds (user + system) and peak RSS.
+- per jitted function: the signatures compiled and its own compile seconds;
+- per warm-up step: wall seconds; per process: its steps, CPU seconds and peak RSS;
+- the total CPU seconds (user + system) of the processes and the largest one's peak RSS.
 
 A cold compile costs minutes of one core: run it rarely, and `nice` it on a shared machine.
 """
@@ -18,83 +17,28 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
-from typing import Any, Callable, Optional
-
-CHILD_CODE = "import sys; from gomoku.tools.bench_compile import child_main; child_main(sys.argv[1])"
+from typing import Any, Callable
 
 
-def child_main(out_path: str) -> None:
-    """Runs in the child: every warm-up step with a listener on numba's compile events; the
-    figures go to `out_path` as JSON."""
-    from numba.core import event
-
+def measure(nice: int = 10, jobs: int = 1) -> dict[str, Any]:
+    """Compile the engine cold in child processes (`jobs` lanes); returns the merged compile
+    logs (`compile_log.merge`) plus `wall` (seconds)."""
+    from gomoku.engine.base.compile_log import merge
     from gomoku.engine.player import warmup
 
-    stack: list[list[Any]] = []          # [key, start, seconds of nested compiles]
-    funcs: dict[str, dict[str, Any]] = {}
-    step_now = [0]                       # index of the step running now
-
-    class Listener(event.Listener):
-        def on_start(self, ev: event.Event) -> None:
-            d = ev.data["dispatcher"]
-            f = d.py_func
-            stack.append([f"{f.__module__.replace('gomoku.engine.', '')}.{f.__qualname__}",
-                          str(ev.data["args"]), time.perf_counter(), 0.0])
-
-        def on_end(self, ev: event.Event) -> None:
-            key, sig, t0, nested = stack.pop()
-            total = time.perf_counter() - t0
-            if stack:
-                stack[-1][3] += total
-            rec = funcs.setdefault(key, {"self": 0.0, "sigs": [], "steps": []})
-            rec["self"] += total - nested
-            rec["sigs"].append(sig)
-            if step_now[0] not in rec["steps"]:
-                rec["steps"].append(step_now[0])
-
-    steps: list[tuple[str, float]] = []
-    listener = Listener()
-    event.register("numba:compile", listener)
-    t = time.perf_counter()
-    for label in warmup.warm_steps():
-        now = time.perf_counter()
-        steps.append((label, now - t))
-        t = now
-        step_now[0] += 1
-    event.unregister("numba:compile", listener)
-    # a step's label comes when it is done: the compiles were booked by the step's index
-    for rec in funcs.values():
-        rec["steps"] = [steps[i][0] if i < len(steps) else "?" for i in rec["steps"]]
-    with open(out_path, "w") as fh:
-        json.dump({"funcs": funcs, "steps": steps}, fh)
-
-
-def measure(nice: int = 10) -> dict[str, Any]:
-    """Compile the engine cold in a child process; returns the child's figures plus `cpu`
-    (seconds), `rss_mb` (peak) and `wall` (seconds)."""
     with tempfile.TemporaryDirectory(prefix="gomoku-compile-") as tmp:
+        log = os.path.join(tmp, "compile.jsonl")
         env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(tmp, "cache"))
-        out = os.path.join(tmp, "figures.json")
-
-        def lower_priority() -> None:
-            os.nice(nice)
-        preexec: Optional[Callable[[], None]] = lower_priority if nice else None
         t0 = time.perf_counter()
-        p = subprocess.Popen([sys.executable, "-c", CHILD_CODE, out], env=env, stdin=subprocess.DEVNULL,
-                             preexec_fn=preexec)
-        _, status, usage = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
+        try:
+            warmup.compile_in_processes(lambda _label, _seconds: None, jobs=jobs, env=env, nice=nice, log=log)
+        except warmup.CompileError as exc:
+            raise RuntimeError(str(exc)) from None
         wall = time.perf_counter() - t0
-        if p.returncode != 0:
-            raise RuntimeError(f"the compiling child failed (exit status {p.returncode})")
-        with open(out) as fh:
-            data: dict[str, Any] = json.load(fh)
-    data["cpu"] = usage.ru_utime + usage.ru_stime
-    data["rss_mb"] = usage.ru_maxrss / 1024.0          # Linux: KiB
+        with open(log) as fh:
+            data = merge([json.loads(line) for line in fh if line.strip()])
     data["wall"] = wall
     return data
 
@@ -111,9 +55,12 @@ def report(data: dict[str, Any], say: Callable[[str], None] = print, top: int = 
         rest = sum(r["self"] for _, r in funcs[top:])
         say(f"{rest:8.1f} {100.0 * rest / max(compiled, 1e-9):5.1f}%       {len(funcs) - top} more functions")
     say("steps: " + ", ".join(f"{label} {s:.1f}s" for label, s in data["steps"]))
+    for k, proc in enumerate(data.get("processes", []), 1):
+        say(f"process {k}: {', '.join(proc['steps'])}: cpu {proc['cpu']:.1f} s, peak RSS {proc['rss_mb']:.0f} MB")
     nsig = sum(len(r["sigs"]) for _, r in funcs)
     say(f"compile: functions={len(funcs)} signatures={nsig} compile_s={compiled:.1f} "
-        f"wall_s={data['wall']:.1f} cpu_s={data['cpu']:.1f} peak_rss_mb={data['rss_mb']:.0f}")
+        f"wall_s={data['wall']:.1f} cpu_s={data['cpu']:.1f} peak_rss_mb={data['rss_mb']:.0f} "
+        f"processes={len(data.get('processes', [])) or 1}")
 
 
 def main() -> None:  # pragma: no cover - convenience: python -m gomoku.tools.bench_compile

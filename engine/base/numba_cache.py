@@ -131,8 +131,11 @@ def mark_warm(src_dir: Path | None = None) -> None:
 _child: "subprocess.Popen[bytes] | None" = None
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Linux: the child gets SIGKILL when the brain dies (END, EOF, a manager's kill)."""
+def die_with_parent() -> None:  # pragma: no cover - runs in a child process
+    """Linux: this (child) process gets SIGKILL when its parent dies (the brain's END, EOF,
+    a manager's kill; a compile's parent interrupted). Elsewhere nothing."""
+    if not sys.platform.startswith("linux"):
+        return
     try:
         import ctypes
         import signal
@@ -188,7 +191,7 @@ def compile_in_child(timeout: float = 600.0) -> bool:
         # a frozen brain (gomoku freeze) has no Python to run -c with: it warms itself up
         argv = [sys.executable, "--warmup"] if getattr(sys, "frozen", False) else [sys.executable, "-c", WARM_CODE]
         _child = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                                  preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+                                  preexec_fn=die_with_parent if sys.platform.startswith("linux") else None)
         try:
             rc = _child.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

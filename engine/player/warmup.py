@@ -11,47 +11,66 @@ processes at the same time: a function one group needs from another is compiled 
 process gets there first, and the other loads it from the cache or compiles its own copy
 (numba writes cache files atomically), so the split is safe and only costs duplicated work
 where the groups overlap.
+
+Inside a group, the steps of `FRESH_PROCESS` each start a new process. A numba process keeps
+the LLVM modules of everything it compiled, and a caller's module links its callees' in, so
+one process compiling the whole engine peaked at 0.57 GB. The alpha-beta search compiled in
+three processes, its plain-call helpers first, then `pvs` (linking the helpers from the cache),
+then the rest, peaks at about 0.31 GB for the same CPU seconds.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
 import sys
 import time
-from typing import IO, Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
+from gomoku.engine.base.compile_log import CompileLog
 from gomoku.engine.game.rules import Rule
 
 # extra warm-up hooks registered by other engine modules (search, threats, mcts ...):
-# module path -> function name; each is called with no arguments.
+# (module path, function name, step label); each is called with no arguments. The order is
+# the order of a one-process compile: callees before their callers, so that a process of its
+# own (FRESH_PROCESS) loads what it calls from the cache instead of compiling it again.
 EXTRA_HOOKS = [
-    ("gomoku.engine.search.alphabeta", "warm_up"),
-    ("gomoku.engine.search.threats", "warm_up"),
-    ("gomoku.engine.search.dfpn", "warm_up"),
-    ("gomoku.engine.mcts.search", "warm_up"),
-    ("gomoku.engine.net.critic", "warm_up"),
+    ("gomoku.engine.search.threats", "warm_up", "threats"),
+    ("gomoku.engine.search.dfpn", "warm_up", "dfpn"),
+    ("gomoku.engine.search.alphabeta", "warm_up_helpers", "search helpers"),
+    ("gomoku.engine.search.alphabeta", "warm_up_pvs", "pvs"),
+    ("gomoku.engine.search.alphabeta", "warm_up", "alphabeta"),
+    ("gomoku.engine.mcts.search", "warm_up", "search"),
+    ("gomoku.engine.net.critic", "warm_up", "critic"),
 ]
 
-# What each step costs in a cold compile, one after the other in one process, as seconds of CPU
-# (`gomoku bench --compile` on an idle 2-core x86 machine: 91 s of CPU in all, peak RSS 0.56 GB;
-# a slower machine takes about twice as long, in the same proportions). Only used to split the
-# work between processes, to weight the progress bar and to guess the time left. The alpha-beta
-# step is the largest: `pvs` with the small helpers it inlines (inline="always") is a fifth of
-# the compile; the board core is a few seconds.
+# What each step costs in a cold compile, the processes of one lane one after the other, as
+# seconds (`gomoku bench --compile` on a 2-core x86 machine: 94 s of CPU in all, the largest
+# process's peak RSS 0.35 GB; a slower machine takes about twice as long, in the same
+# proportions). Only used to split the work between processes, to weight the progress bar and
+# to guess the time left. The PVS recursion with the small helpers it inlines
+# (inline="always") is a fifth of the compile; the board core is a few seconds.
 STEP_COST = {
-    "board core (freestyle)": 3.9, "board core (standard)": 0.1, "board core (renju)": 1.9,
-    "board core (caro)": 0.1, "board core (caro5)": 0.1, "playouts": 0.7,
-    "alphabeta": 46.8, "threats": 8.6, "dfpn": 9.1, "search": 16.1, "critic": 1.7,
+    "board core (freestyle)": 4.7, "board core (standard)": 0.1, "board core (renju)": 2.6,
+    "board core (caro)": 0.1, "board core (caro5)": 0.1, "playouts": 1.1, "threats": 16.4, "dfpn": 9.9,
+    "search helpers": 16.1, "pvs": 19.6, "alphabeta": 8.3, "search": 16.1, "critic": 1.9,
 }
 
 # Steps that can be compiled in parallel processes, largest first. The alpha-beta search calls the
 # threat solvers and df-pn, which call the board core: in parallel, each process compiles
 # what it needs of the others unless another process has cached it first.
 GROUPS: list[list[str]] = [
-    ["alphabeta"],
+    ["search helpers", "pvs", "alphabeta"],
     ["threats"],
     ["dfpn"],
     [f"board core ({rule.label})" for rule in Rule] + ["playouts", "critic"],
 ]
+
+
+# Steps that start a process of their own (see the module's docstring): the three parts of the
+# alpha-beta search and the MCTS, each the largest LLVM module of its process (with the MCTS
+# after the alpha-beta's last part, that process peaked at 0.35 GB).
+FRESH_PROCESS = frozenset({"search helpers", "pvs", "alphabeta", "search"})
 
 
 def warm_up(progress: Optional[Callable[[str], None]] = None) -> float:
@@ -84,9 +103,13 @@ def warm_steps() -> Iterator[str]:
 
 
 def warm_all() -> None:
-    """Every warm-up step at once, then mark the cache warm. This is what the brain's compile
-    child runs when it finds the cache cold (see numba_cache)."""
+    """Every warm-up step, then mark the cache warm. This is what the brain's compile child
+    runs when it finds the cache cold (see numba_cache): the compile in processes of one lane
+    (`compile_in_processes`, which keeps each process's memory down), then the steps here,
+    which load what they compiled. A frozen brain has no Python to start: it compiles here."""
     from gomoku.engine.base.numba_cache import mark_warm
+    if not getattr(sys, "frozen", False):
+        compile_in_processes(lambda _label, _seconds: None, jobs=1)
     for _ in warm_steps():
         pass
     mark_warm()
@@ -95,7 +118,7 @@ def warm_all() -> None:
 def step_names() -> list[str]:
     """Every step, in the order `warm_up_steps` runs them."""
     names = [f"board core ({rule.label})" for rule in Rule] + ["playouts"]
-    names += [module.rsplit(".", 1)[-1] for module, _ in EXTRA_HOOKS]
+    names += [label for _, _, label in EXTRA_HOOKS]
     return names
 
 
@@ -126,8 +149,8 @@ def run_step(label: str) -> bool:
         from gomoku.engine.game.board import Board
         core.random_playouts(Board(9).state, np.int64(1), np.int64(0))
         return True
-    for module, name in EXTRA_HOOKS:
-        if module.rsplit(".", 1)[-1] == label:
+    for module, name, hook_label in EXTRA_HOOKS:
+        if hook_label == label:
             try:
                 mod = importlib.import_module(module)
             except ModuleNotFoundError:
@@ -158,15 +181,33 @@ def _board_core(rule: Rule) -> None:
     Board(6, rule=rule).play(2, 2)
 
 
-def child_main(argv: Optional[Sequence[str]] = None) -> int:
+def child_main(argv: Optional[Sequence[str]] = None, nice: int = 0, log: Optional[str] = None) -> int:
     """Entry point of a compiling child process: run the named steps and print one line
-    `done <seconds> <label>` per step on stdout, so the parent can draw its progress."""
-    names = list(sys.argv[1:] if argv is None else argv)
-    t = time.perf_counter()
-    for label in warm_up_steps(names or None):
-        now = time.perf_counter()
-        print(f"done {now - t:.2f} {label}", flush=True)
-        t = now
+    `done <seconds> <label>` per step on stdout, so the parent can draw its progress. With a
+    `log` file, numba's compile events of each step are appended to it (one JSON line for the
+    process: `gomoku bench --compile`). The child dies with its parent
+    (Linux) and lowers its priority by `nice`: set here, not in a preexec_fn, which is unsafe
+    in a parent with threads."""
+    from gomoku.engine.base.numba_cache import die_with_parent
+    die_with_parent()
+    if nice:
+        os.nice(nice)
+    names = list(sys.argv[1:] if argv is None else argv) or step_names()
+    events = CompileLog() if log else None
+    with events if events is not None else contextlib.nullcontext():
+        t = time.perf_counter()
+        for label in names:
+            if events is not None:
+                events.step = label
+            if not run_step(label):
+                continue
+            now = time.perf_counter()
+            print(f"done {now - t:.2f} {label}", flush=True)
+            if events is not None:
+                events.done(label, now - t)
+            t = now
+    if events is not None and log:
+        events.append_to(log)
     return 0
 
 
@@ -189,70 +230,95 @@ def plan_processes(jobs: int) -> list[list[str]]:
     return [sorted(b, key=lambda s: order.get(s, len(order))) for b in bins if b]
 
 
+def processes_of(steps: Sequence[str]) -> list[list[str]]:
+    """One planned process's steps cut into the processes that run them one after the other:
+    a new one before each step of FRESH_PROCESS, so that no process holds the LLVM memory of
+    two large modules."""
+    runs: list[list[str]] = []
+    for step in steps:
+        if not runs or step in FRESH_PROCESS:
+            runs.append([])
+        runs[-1].append(step)
+    return runs
+
+
 class CompileError(RuntimeError):
     """A compiling child process failed; the message carries the tail of its output."""
 
 
 def compile_in_processes(on_step: Callable[[str, float], None], jobs: Optional[int] = None,
-                         poll: Optional[Callable[[], None]] = None) -> float:
-    """Fill numba's cache in child processes (one per group of `plan_processes(jobs)`), so a
-    machine with several cores compiles the independent parts at once and the caller's process
-    stays responsive (it can draw progress) and never holds LLVM's memory. `on_step(label,
-    seconds)` is called as each step finishes; `poll()` about ten times a second. Returns the
-    wall time; raises CompileError if a child fails."""
-    import os
+                         poll: Optional[Callable[[], None]] = None, env: Optional[dict[str, str]] = None,
+                         nice: int = 0, log: Optional[str] = None) -> float:
+    """Fill numba's cache in child processes, so a machine with several cores compiles the
+    independent parts at once and the caller's process stays responsive (it can draw progress)
+    and never holds LLVM's memory. Each process of `plan_processes(jobs)` is a lane of the
+    processes `processes_of` cuts it into, run one after the other. `on_step(label, seconds)`
+    is called as each step finishes; `poll()` about ten times a second. `env` and `nice` are
+    the children's environment and niceness; `log`, a file each child appends its compile
+    events to (`child_main`). Returns the wall time; raises CompileError if a
+    child fails (the rest of its lane is not run)."""
     import subprocess
     import tempfile
     import threading
 
     jobs = jobs or max(1, min(len(GROUPS), os.cpu_count() or 1))
-    code = "from gomoku.engine.player.warmup import child_main; raise SystemExit(child_main())"
+    code = f"from gomoku.engine.player.warmup import child_main; raise SystemExit(child_main(nice={int(nice)}, log={log!r}))"
     t0 = time.perf_counter()
-    procs = []
     lock = threading.Lock()
     events: list[tuple[str, float]] = []
+    running: list["subprocess.Popen[bytes]"] = []
+    failures: list[str] = []
+    quit_now = threading.Event()
 
-    def reader(stream: IO[bytes]) -> None:
-        for raw in stream:
-            parts = raw.decode("utf-8", "replace").rstrip("\n").split(" ", 2)
-            if len(parts) == 3 and parts[0] == "done":
+    def lane(runs: list[list[str]]) -> None:
+        for names in runs:
+            with tempfile.TemporaryFile() as err:
                 with lock:
-                    events.append((parts[2], float(parts[1])))
+                    if quit_now.is_set():
+                        return
+                    p = subprocess.Popen([sys.executable, "-c", code, *names], stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=err, env=env)
+                    running.append(p)
+                assert p.stdout is not None
+                with p.stdout:
+                    for raw in p.stdout:
+                        parts = raw.decode("utf-8", "replace").rstrip("\n").split(" ", 2)
+                        if len(parts) == 3 and parts[0] == "done":
+                            with lock:
+                                events.append((parts[2], float(parts[1])))
+                p.wait()
+                if p.returncode != 0:
+                    err.seek(0)
+                    tail = err.read().decode("utf-8", "replace").strip().splitlines()[-3:]
+                    with lock:
+                        failures.append(f"compiling the engine failed (exit status {p.returncode}): "
+                                        + " | ".join(tail))
+                    return
 
+    def drain() -> None:
+        with lock:
+            got, events[:] = list(events), []
+        for label, seconds in got:
+            on_step(label, seconds)
+
+    threads = [threading.Thread(target=lane, args=(processes_of(steps),), daemon=True)
+               for steps in plan_processes(jobs)]
     try:
-        for names in plan_processes(jobs):
-            err = tempfile.TemporaryFile()
-            p = subprocess.Popen([sys.executable, "-c", code, *names], stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.PIPE, stderr=err)
-            t = threading.Thread(target=reader, args=(p.stdout,), daemon=True)
+        for t in threads:
             t.start()
-            procs.append((p, err, t))
-        while True:
-            with lock:
-                got, events[:] = list(events), []
-            for label, seconds in got:
-                on_step(label, seconds)
-            if all(p.poll() is not None for p, _, _ in procs):
-                for _, _, t in procs:
-                    t.join(5)
-                with lock:
-                    got, events[:] = list(events), []
-                for label, seconds in got:
-                    on_step(label, seconds)
-                break
+        while any(t.is_alive() for t in threads):
+            drain()
             if poll is not None:
                 poll()
             time.sleep(0.1)
-        for p, err, _ in procs:
-            if p.returncode != 0:
-                err.seek(0)
-                tail = err.read().decode("utf-8", "replace").strip().splitlines()[-3:]
-                raise CompileError(f"compiling the engine failed (exit status {p.returncode}): "
-                                   + " | ".join(tail))
+        drain()
+        if failures:
+            raise CompileError(failures[0])
     finally:
-        for p, err, _ in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            err.close()
+        with lock:
+            quit_now.set()
+            for p in running:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
     return time.perf_counter() - t0

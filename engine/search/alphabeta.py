@@ -535,3 +535,42 @@ def warm_up() -> None:
     n = int(root_moves(b.state, cx, rm))
     keep = np.zeros(n, dtype=np.int8)
     refutes_vcf(b.state, cx, rm, np.int64(n), np.int64(4), keep)
+
+
+def _warm_types() -> tuple[Any, Any, Any]:
+    """numba's types of the board state, the search context and its evaluator, as the agent's
+    searches pass them."""
+    import numba
+
+    from gomoku.engine.game.board import Board
+    st = Board(15).state
+    cx = Searcher().ctx(st.cells.shape[0], DEFAULT_TT_BYTES)
+    return numba.typeof(st), numba.typeof(cx), numba.typeof(cx.net)
+
+
+def warm_up_helpers() -> None:
+    """Compile the search's plain-call helpers (the learned evaluator's entry points, move
+    generation, the leaf) by signature, without running them: a warm-up step of its own, so
+    the process that compiles `pvs` next links them from the cache (engine.player.warmup)."""
+    from numba import types
+
+    from gomoku.engine.search import learned, ordering, pvs
+    s, c, e = _warm_types()
+    i = types.int64
+    for f in (learned.mix_rebuild, learned.mix_sync, learned.mix_undo, learned.mix_logits, learned.mix_score,
+              learned.mix_residual):
+        f.compile((s, e))
+    learned.mix_make.compile((s, e, i))
+    learned.mix_policy.compile((s, e, i))
+    ordering.gen_moves.compile((s, c, i, i))
+    pvs._leaf.compile((s, c, i))
+
+
+def warm_up_pvs() -> None:
+    """Compile the PVS recursion by signature, its helpers loaded (warm_up_helpers)."""
+    from numba import types
+
+    from gomoku.engine.search import pvs
+    s, c, _ = _warm_types()
+    i = types.int64
+    pvs.pvs.compile((s, c, i, i, i, i))
