@@ -88,7 +88,7 @@ def signature(node_counts: list[int]) -> str:
 @click.option("--compile", "compile_cost", is_flag=True, default=False,
               help="Instead: compile the whole engine cold as `gomoku warmup -j 1` does (an empty temporary "
                    "numba cache, child processes at nice 10) and print each jitted function's compile seconds, "
-                   "most first, each process's CPU seconds and peak RSS, and the totals. Minutes of CPU; the "
+                   "most first, each process's CPU seconds and peak RSS, and the totals. A minute or more of CPU; the "
                    "real cache is untouched.")
 def bench(depth: int, with_core: bool, core_seconds: float, with_mcts: bool, nets: tuple[str, ...],
           playouts: int, threads: int, batch: int, eval_path: Optional[str], compile_cost: bool) -> None:

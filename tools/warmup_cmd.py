@@ -8,7 +8,7 @@ import click
 @click.option("-j", "--jobs", type=click.IntRange(1, 16), default=None,
               help="Compiling processes (default: one per core, at most 4).")
 def warmup(jobs: int | None) -> None:
-    """Compile and cache the numba engine (once after installing; a few minutes of CPU cold).
+    """Compile and cache the numba engine (once after installing; one to two minutes of CPU cold).
 
     `play`, `match` and `bench` do this by themselves before their clocks start; run it
     yourself before using the Piskvork brain, which would otherwise compile in the background

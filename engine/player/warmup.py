@@ -1,9 +1,9 @@
 """Compile (or load from numba's on-disk cache) every jitted function the engine uses.
 
-Numba compiles on first call; a cold compile of the whole engine takes minutes of CPU and
-~600 MB, which no timed move can afford. `gomoku warmup`, and `play`, `match` and `bench`
-before their clocks start, fill the cache once; later processes only load it (well under a
-second). Each call below uses the same argument types as the real callers, so the cached
+Numba compiles on first call; a cold compile of the whole engine takes over a minute of CPU
+(and 0.57 GB in one process), which no timed move can afford. `gomoku warmup`, and `play`,
+`match` and `bench` before their clocks start, fill the cache once; later processes only load
+it (well under a second). Each call below uses the same argument types as the real callers, so the cached
 signatures are the ones that will be looked up.
 
 The work is split into named steps. Steps in different groups (`GROUPS`) can run in separate
@@ -45,8 +45,8 @@ EXTRA_HOOKS = [
 ]
 
 # What each step costs in a cold compile, the processes of one lane one after the other, as
-# seconds (`gomoku bench --compile` on a 2-core x86 machine: 94 s of CPU in all, the largest
-# process's peak RSS 0.35 GB; a slower machine takes about twice as long, in the same
+# seconds (`gomoku bench --compile` on a 2-core x86 machine: 70-85 s of CPU in all, no
+# process above 0.31 GB; a slower machine takes about twice as long, in the same
 # proportions). Only used to split the work between processes, to weight the progress bar and
 # to guess the time left. The PVS recursion with the small helpers it inlines
 # (inline="always") is a fifth of the compile; the board core is a few seconds.
