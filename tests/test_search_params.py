@@ -207,3 +207,15 @@ def test_a_reduced_move_that_beats_alpha_by_far_is_searched_deeper_within_its_ca
         b.state, max_depth=10, threat_probes=False)
     assert deeper.nodes > base.nodes
     assert (capped.nodes, capped.move, capped.score) == (base.nodes, base.move, base.score)
+
+
+def test_lmr_alpha_calm_spares_the_threats_the_alpha_term_would_reduce():
+    """Off is the default search; on, the moves that make or stop a three or four keep their
+    depth where alpha was raised: a different tree at depth 10, never a smaller one here."""
+    from gomoku.engine.search.alphabeta import Searcher
+    b = Board.from_moves(15, MIDGAME)
+    base = Searcher().search(b.state, max_depth=10, threat_probes=False)
+    off = Searcher(params=sp.SearchParams({"lmr_alpha_calm": 0})).search(b.state, max_depth=10, threat_probes=False)
+    on = Searcher(params=sp.SearchParams({"lmr_alpha_calm": 1})).search(b.state, max_depth=10, threat_probes=False)
+    assert (off.nodes, off.move, off.score) == (base.nodes, base.move, base.score)
+    assert on.nodes > base.nodes

@@ -96,6 +96,8 @@ PARAMS: tuple[Param, ...] = (
           "improve (0: off)"),
     Param("lmr_alpha_raised", 1, 0, 2, 1, "LMR: plies more reduction for the late moves of a node where an "
           "earlier move raised alpha without a cut-off (0: off)"),
+    Param("lmr_alpha_calm", 0, 0, 1, 1, "LMR: lmr_alpha_raised for the calm moves only (none that makes or stops "
+          "a three or four; 1: on)", bool),
     Param("iir_depth", 4, 0, 32, 1, "internal iterative reduction: a node with no TT move and at least this much "
           "depth left searches one ply less (0: off)"),
     Param("fh_margin", 0, 0, 5000, 10, "fail-high reduction: at a cut node whose static eval beats beta by this per "

@@ -39,7 +39,8 @@ from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves,
 from gomoku.engine.search.tables import (EXACT, FUTILITY_DEPTH, INF, LMR_DEPTHS, LMR_MOVES, LOWER, MAXPLY,
                                          P_FUTILITY, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_LMR_MIN_DEPTH, P_LMR_MIN_MOVES,
                                          P_LMR_PV, FULL_WINDOW, LMR_ON, P_HIST_MALUS, P_LMR_HIST, P_LMR_NOT_IMPROVING,
-                                         P_LMR_ALPHA_RAISED, P_IIR_DEPTH, P_FH_MARGIN, P_LMR_CUT, P_LMR_DEEPER, P_LMR_DEEPER_MAX, LINE_CUT, LINE_EXT,
+                                         P_LMR_ALPHA_RAISED, P_IIR_DEPTH, P_FH_MARGIN, P_LMR_CUT, P_LMR_DEEPER, P_LMR_DEEPER_MAX, P_LMR_ALPHA_CALM, LINE_CUT,
+                                         LINE_EXT,
                                          P_MC_NOT_IMPROVING, P_RFP_IMPROVING, NET_RESIDUAL, NO_EVAL, P_NET, P_NET_SHARE, P_PRUNE, P_RAISED, P_RAZOR_DEPTH,
                                          P_RAZOR_MARGIN, P_RFP_DEPTH, P_RFP_MARGIN, P_WIDTH, SearchCtx, UPPER, WIN,
                                          WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
@@ -301,6 +302,9 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
             prefetch_row(cx.tt, (st.hashv[0] ^ st.zobrist[me + 1, m] ^ _SIDE[op])
                          & np.uint64(cx.tt.shape[0] - 1))
         mdepth = newdepth - 1 if fail_high and st.cls[me, m] < C_B4 else newdepth
+        # lmr_alpha_raised reduces this move (unless lmr_alpha_calm spares the moves that are
+        # not calm: read on the board before the move)
+        alpha_term = cx.params[P_LMR_ALPHA_CALM] == 0 or _calm(st.cls, cx.params, me, m)
         _make(st, cx, m)
         # the child's node type as the parent expects it (Stockfish's and Rapfi's cutNode):
         # a non-PV node's first child is the other kind, a reduced search's a cut node
@@ -317,7 +321,7 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
                     red = max(0, red - cx.params[P_LMR_PV])
                 elif not improving:
                     red += cx.params[P_LMR_NOT_IMPROVING]
-                if alpha > a0:
+                if alpha > a0 and alpha_term:
                     # a move already raised alpha here (a PV node: elsewhere that is a cut-off):
                     # the later ones are less likely to beat it (Stockfish's and Rapfi's term)
                     red += cx.params[P_LMR_ALPHA_RAISED]

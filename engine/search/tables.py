@@ -48,8 +48,8 @@ P_HIST_MALUS, P_LMR_HIST = 22, 23
 P_ASPIRATION, P_ASP_DEPTH = 24, 25      # read by the driver (alphabeta._iterate), not the jitted code
 P_RFP_IMPROVING, P_MC_NOT_IMPROVING, P_LMR_NOT_IMPROVING = 26, 27, 28
 P_LMR_ALPHA_RAISED, P_IIR_DEPTH = 29, 30
-P_FH_MARGIN, P_LMR_CUT, P_LMR_DEEPER, P_LMR_DEEPER_MAX = 31, 32, 33, 34
-N_PARAMS = 35
+P_FH_MARGIN, P_LMR_CUT, P_LMR_DEEPER, P_LMR_DEEPER_MAX, P_LMR_ALPHA_CALM = 31, 32, 33, 34, 35
+N_PARAMS = 36
 #: SearchCtx.line's columns: 1 where the parent expects the node to fail high (a cut node);
 #: the plies the line's reduced moves were re-searched deeper above it (lmr_deeper)
 LINE_CUT, LINE_EXT = 0, 1
@@ -177,6 +177,7 @@ def apply_params(cx: SearchCtx, params: SearchParams, full_window: bool = False)
     p[P_IIR_DEPTH] = int(params["iir_depth"])
     p[P_FH_MARGIN], p[P_LMR_CUT] = int(params["fh_margin"]), int(params["lmr_cut"])
     p[P_LMR_DEEPER], p[P_LMR_DEEPER_MAX] = int(params["lmr_deeper"]), int(params["lmr_deeper_max"])
+    p[P_LMR_ALPHA_CALM] = int(params["lmr_alpha_calm"])
     cx.lmr[:, :] = _lmr_cached(float(params["lmr_div"]))
     cx.mcount[0, :] = move_counts(int(params["mc_quiet_cap"]), float(params["mc_quiet_a"]), float(params["mc_quiet_b"]))
     cx.mcount[1, :] = move_counts(int(params["mc_noisy_cap"]), float(params["mc_noisy_a"]), float(params["mc_noisy_b"]))
