@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gomoku.engine.game.core import C_B4, C_B4F3, C_F4, C_FIVE, M_EMPTY, M_RULE, M_TOMOVE, BoardState, make_move, undo_move
+from gomoku.engine.game.core import (C_B4, C_B4F3, C_F4, C_FIVE, M_EMPTY, M_RULE, M_TOMOVE, BoardState, make_move,
+                                    undo_move)
 from gomoku.engine.game.rules import R_RENJU
 from gomoku.engine.base.numba_cache import drop_stale_cache
 from gomoku.engine.search.learned import mix_make, mix_rebuild, mix_residual, mix_score, mix_sync, mix_undo
@@ -39,8 +40,8 @@ from gomoku.engine.search.ordering import (_calm, _caro, _drop_quiet, gen_moves,
 from gomoku.engine.search.tables import (EXACT, FUTILITY_DEPTH, INF, LMR_DEPTHS, LMR_MOVES, LOWER, MAXPLY,
                                          P_FUTILITY, P_LATE_PLY, P_LEAF_VCF, P_LMR, P_LMR_MIN_DEPTH, P_LMR_MIN_MOVES,
                                          P_LMR_PV, FULL_WINDOW, LMR_ON, P_HIST_MALUS, P_LMR_HIST, P_LMR_NOT_IMPROVING,
-                                         P_LMR_ALPHA_RAISED, P_IIR_DEPTH, P_FH_MARGIN, P_LMR_CUT, P_LMR_DEEPER, P_LMR_DEEPER_MAX, P_LMR_ALPHA_CALM, LINE_CUT,
-                                         LINE_EXT,
+                                         P_LMR_ALPHA_RAISED, P_IIR_DEPTH, P_FH_MARGIN, P_LMR_CUT, P_LMR_DEEPER,
+                                         P_LMR_DEEPER_MAX, P_LMR_ALPHA_CALM, LINE_CUT, LINE_EXT,
                                          P_MC_NOT_IMPROVING, P_RFP_IMPROVING, NET_RESIDUAL, NO_EVAL, P_NET, P_NET_SHARE, P_PRUNE, P_RAISED, P_RAZOR_DEPTH,
                                          P_RAZOR_MARGIN, P_RFP_DEPTH, P_RFP_MARGIN, P_WIDTH, SearchCtx, UPPER, WIN,
                                          WIN_MIN, _SIDE, _tt_pack, _tt_unpack)
@@ -234,7 +235,8 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
         sev = tts                     # a searched bound says more than the static guess
     # fail-high reduction (Rapfi's): a cut node far above beta will cut on almost any move, so
     # its moves other than fours are searched a ply less
-    fail_high = cut and static and cx.params[P_FH_MARGIN] > 0 and sev >= beta + cx.params[P_FH_MARGIN] * depth
+    fail_high = cut and static and cx.params[P_FH_MARGIN] > 0 and \
+        sev >= beta + cx.params[P_FH_MARGIN] * depth
     # static pruning, where nothing is proven either
     if static and st.counts[me, C_F4] == 0:
         rfp_plies = depth - 1 if improving and cx.params[P_RFP_IMPROVING] != 0 else depth
@@ -307,7 +309,8 @@ def pvs(st: BoardState, cx: SearchCtx, depth: np.int64, ply: np.int64, alpha: np
         alpha_term = cx.params[P_LMR_ALPHA_CALM] == 0 or _calm(st.cls, cx.params, me, m)
         _make(st, cx, m)
         # the child's node type as the parent expects it (Stockfish's and Rapfi's cutNode):
-        # a non-PV node's first child is the other kind, a reduced search's a cut node
+        # a non-PV node's first child is the other kind, a reduced search's a cut node; and
+        # the line's deeper re-searches so far
         cx.line[ply + 1, LINE_EXT] = ext
         if searched == 0:
             cx.line[ply + 1, LINE_CUT] = 0 if pvnode or cut else 1
