@@ -73,6 +73,12 @@ GROUPS: list[list[str]] = [
 # after the alpha-beta's last part, that process peaked at 0.35 GB).
 FRESH_PROCESS = frozenset({"search helpers", "pvs", "alphabeta", "search"})
 
+# Steps that only stage a cold compile across processes: in a process that runs the alpha-beta
+# step after them they compile (or load) nothing it would not, and loading what they name from
+# a warm cache costs the brain about 0.4 s between its first moves (a cached caller carries its
+# callees' code; its callees' own cache entries are never read otherwise).
+COMPILE_ONLY = frozenset({"search helpers", "pvs"})
+
 
 def warm_up(progress: Optional[Callable[[str], None]] = None) -> float:
     """Exercise the core on every rule; returns the seconds it took."""
@@ -126,13 +132,14 @@ def step_names() -> list[str]:
 def warm_up_steps(names: Optional[Sequence[str]] = None) -> Iterator[str]:
     """The warm-up one piece at a time (a rule's board core, a module's hook), yielding the
     label of what was just done: the brain runs the steps between moves, so a move asked for
-    during the warm-up waits for one step only. `names` picks some steps (default: all)."""
+    during the warm-up waits for one step only. `names` picks some steps (default: all but
+    COMPILE_ONLY's, which in one process add nothing but their load time)."""
     wanted = None if names is None else set(names)
     unknown = set() if wanted is None else wanted - set(step_names())
     if unknown:
         raise ValueError(f"unknown warm-up step(s): {', '.join(sorted(unknown))}")
     for label in step_names():
-        if wanted is None or label in wanted:
+        if (label in wanted) if wanted is not None else (label not in COMPILE_ONLY):
             if run_step(label):
                 yield label
 

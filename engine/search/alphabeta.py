@@ -544,7 +544,7 @@ def _warm_types() -> tuple[Any, Any, Any]:
 
     from gomoku.engine.game.board import Board
     st = Board(15).state
-    cx = Searcher().ctx(st.cells.shape[0], DEFAULT_TT_BYTES)
+    cx = Searcher().ctx(st.cells.shape[0], 1 << 16)      # the types do not depend on the TT's size
     return numba.typeof(st), numba.typeof(cx), numba.typeof(cx.net)
 
 
