@@ -19,36 +19,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Optional, Sequence
+
+from gomoku.engine.match.openings import Opening, load_openings, to_pos_string
 
 #: the shipped suite
 SUITE = Path(__file__).resolve().parent.parent / "engine" / "data" / "tactics15_freestyle.txt"
 #: node budgets `gomoku bench --tactics` reports
 BUDGETS = (2_000, 5_000, 20_000)
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-def _spell(cells: Iterable[int], width: int) -> str:
-    """The book format: h8i9j7 (column letter, row from 1)."""
-    return "".join(f"{_LETTERS[c % width]}{c // width + 1}" for c in cells)
-
-
-def _parse(text: str) -> list[tuple[int, int]]:
-    moves, i = [], 0
-    while i < len(text):
-        x = _LETTERS.index(text[i])
-        j = i + 1
-        while j < len(text) and text[j].isdigit():
-            j += 1
-        moves.append((x, int(text[i + 1:j]) - 1))
-        i = j
-    return moves
-
-
-def load(path: Path = SUITE) -> list[list[tuple[int, int]]]:
-    """The positions of a suite file (one per line, book format; '#' lines are comments)."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return [_parse(line.strip()) for line in lines if line.strip() and not line.startswith("#")]
+def load(path: Path = SUITE) -> list[Opening]:
+    """The positions of a suite file: the openings-file format (one per line, h8i9j7; '#'
+    lines are comments), read by the match's own reader."""
+    return load_openings(path, 15, 15)
 
 
 def make(out: Path, label_files: Sequence[str], count: int) -> int:
@@ -75,7 +59,7 @@ def make(out: Path, label_files: Sequence[str], count: int) -> int:
             me = int(st.meta[M_TOMOVE]) - 1
             if st.counts[me, C_FIVE] or st.counts[me, C_F4] or st.counts[1 - me, C_FIVE]:
                 continue             # a four to complete, a three to push to an open four, a four to answer
-            text = _spell(g.moves[:p], 15)
+            text = to_pos_string(tuple(moves))
             if text not in seen:
                 seen.add(text)
                 found.append(text)
