@@ -346,7 +346,7 @@ def test_tune_cli_distils_a_teachers_scores(tmp_path):
 
 def test_tune_cli_scores_errors(tmp_path):
     r = CliRunner().invoke(main, ["tune"])
-    assert r.exit_code != 0 and "give GAMES or --scores FILE" in r.output
+    assert r.exit_code != 0 and "give GAMES, --scores FILE or --labels FILE" in r.output
 
     path = tmp_path / "s.txt"
     path.write_text(_scored_text(["a 0.5 7,7"], rule="renju"))
@@ -494,3 +494,57 @@ def test_tune_eval_scores_an_evaluator_the_tables_and_their_blends(tmp_path):
     assert (r.exit_code == 0 and "keeps out" in r.output) if held else "no position to score" in r.output
     r = CliRunner().invoke(main, ["tune", "--eval", str(path)])
     assert r.exit_code != 0 and "--eval needs --scores FILE" in r.output
+
+
+def _labels_of_the_tables(path: Path, k: float) -> None:
+    """Scored games whose every search score is the current freestyle tables' evaluation scaled
+    so that sigmoid(score / 1000) = sigmoid(eval / k): a search that agrees with the tables at
+    logistic scale k."""
+    from gomoku.engine.game.labels import LabelWriter, scored_game
+
+    tables = evaluation.tables(int(Rule.FREESTYLE))
+    with LabelWriter(path) as w:
+        for rec in _games(45, seed=11):
+            if rec.rule != Rule.FREESTYLE:
+                continue
+            board = Board(15, rule=rec.rule)
+            scores: list[int | None] = []
+            for mv in rec.moves:
+                row = tuning.leaf_row(board)
+                e = tuning.evaluate(row[None], tables)[0] if row is not None and board.move_count >= 2 else None
+                scores.append(None if e is None else int(max(-20000, min(20000, round(e * 1000.0 / k)))))
+                board.play(*mv)
+            w.write(scored_game(15, 15, int(rec.rule), board.winner, rec.moves, 2, scores))
+
+
+def test_tune_cli_fits_the_tables_to_searched_labels(tmp_path):
+    """`--labels` with lambda 1: the search's scores are the tables' at K = 400, so the fit
+    finds that scale for the current tables, gives their common entries back, and writes
+    a tables file a player spec reads."""
+    path = tmp_path / "g.labels"
+    _labels_of_the_tables(path, 400.0)
+    out_file = tmp_path / "fitted.json"
+    r = CliRunner().invoke(main, ["tune", "--labels", str(path), "--lambda", "1", "--holdout", "0.2",
+                                  "--l2", "1e-6", "--out", str(out_file)])
+    assert r.exit_code == 0, r.output
+    out = r.output.splitlines()
+    cur = next(ln for ln in out if ln.startswith("current tables: K="))
+    assert 300 < float(cur.split("K=")[1].split()[0]) < 530
+    ns = _printed(out)
+    tables = evaluation.tables(int(Rule.FREESTYLE))
+    for got, want in ((ns["own"], tables.own), (ns["opp"], tables.opp)):
+        for k in (C_F3, C_F3 - 2):
+            assert abs(int(got[k]) - int(want[k])) <= 0.2 * abs(int(want[k])) + 10, (k, got, want)
+    assert evaluation.load_tables(str(out_file))[int(Rule.FREESTYLE)].own.tolist() == ns["own"].tolist()
+
+
+def test_tune_cli_labels_errors(tmp_path):
+    path = tmp_path / "g.labels"
+    _labels_of_the_tables(path, 400.0)
+    r = CliRunner().invoke(main, ["tune", "--labels", str(path), "--rule", "standard"])
+    assert r.exit_code != 0 and len(r.output.strip().splitlines()) == 1
+    assert "the training is standard 15x15" in r.output
+    bad = tmp_path / "bad.labels"
+    bad.write_bytes(b"nothing")
+    r = CliRunner().invoke(main, ["tune", "--labels", str(bad)])
+    assert r.exit_code != 0 and r.output.strip().splitlines() == [f"Error: {bad}: {bad} is not a scored-games file"]

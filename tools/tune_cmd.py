@@ -53,6 +53,12 @@ def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tupl
 @click.option("--scores", "score_files", multiple=True, type=ExistingFile("scores"),
               help="Positions labelled by a teacher engine (format: gomoku.engine.fit.tuning.load_scored; "
                    "repeatable), instead of or besides GAMES.")
+@click.option("--labels", "label_files", multiple=True, type=ExistingFile("labels"),
+              help="Scored games (`gomoku labels`, `gomoku match --labels`; repeatable), instead of or besides "
+                   "GAMES: each position the leaf scores is labelled with --lambda times its search's score as a "
+                   "win probability (at the evaluation's K of 1000) plus the rest the game's result.")
+@click.option("--lambda", "lam", type=click.FloatRange(0, 1), default=0.7, show_default=True,
+              help="(--labels) Share of a position's label that is its search's score; the game's result the rest.")
 @click.option("--min-ply", type=click.IntRange(min=0), default=6, show_default=True,
               help="Skip the first N plies of each game (opening moves say little about the weights).")
 @rule_option(default=None, help="Use only games of this rule (freestyle, standard, renju, caro, caro5); also the "
@@ -100,7 +106,7 @@ def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tupl
 @click.option("--plot-every", type=click.IntRange(0), default=50, show_default=True,
               help="(SPSA) Redraw paths.png every N iterations (0: at the end only).")
 @progress_option(help="Progress bar over games (default: when stderr is a terminal).")
-def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rule: Optional[Rule],
+def tune(games: tuple[str, ...], score_files: tuple[str, ...], label_files: tuple[str, ...], lam: float, min_ply: int, rule: Optional[Rule],
          l2: float, holdout: float, seed: int, scale: Optional[float], patterns: bool,
          out_path: Optional[str], eval_file: Optional[str], spsa_names: Optional[str], spsa_dir: Path,
          iterations: int, nodes: int, pairs: int, concurrency: int, openings: str, openings_from: int,
@@ -121,10 +127,13 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
     iteration plays theta + c against theta - c at --nodes a move and moves theta towards
     the side that won). The run lives in --dir and continues there after a stop or a kill;
     play the result as classical:params=DIR/params.json.
+
+    With --labels FILE: the search is the teacher. Each scored position of those games gets
+    its search's score as a win probability, blended with the result (--lambda).
     """
     if spsa_names is not None:
-        if games or score_files or eval_file or out_path:
-            raise click.UsageError("--spsa plays its own games: no GAMES, --scores, --eval or --out "
+        if games or score_files or label_files or eval_file or out_path:
+            raise click.UsageError("--spsa plays its own games: no GAMES, --scores, --labels, --eval or --out "
                                    "(the parameters go to --dir's params.json)")
         from gomoku.tools import spsa_cmd
         spsa_cmd.run([n for n in spsa_names.split(",") if n.strip()], spsa_dir, iterations, nodes,
@@ -138,13 +147,18 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
         held = click.get_current_context().get_parameter_source("holdout") == ParameterSource.COMMANDLINE
         _check(eval_file, score_files, holdout if held else 0.0)
         return
-    if not games and not score_files:
-        raise click.UsageError("give GAMES or --scores FILE")
+    if not games and not score_files and not label_files:
+        raise click.UsageError("give GAMES, --scores FILE or --labels FILE")
     output_path(out_path, "--out")
-    if out_path and rule is None and not score_files:
+    if out_path and rule is None and not score_files and not label_files:
         raise click.UsageError("--out needs a rule: give --rule (a tables file holds one rule's tables)")
     try:
         rule, parts = tuning.read_scored(score_files, rule)
+        if label_files:
+            from gomoku.engine.fit.label_positions import read_label_rows
+            from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE
+            rule, labelled = read_label_rows(label_files, rule, lam, DEFAULT_EVAL_SCALE)
+            parts += labelled
     except (OSError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     recs = _load(games, rule)
@@ -156,6 +170,7 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], min_ply: int, rul
         raise click.ClickException(
             f"only {len(y)} positions from {len(set(gi.tolist()))} games with a result (of {len(recs)} read"
             + (f", and {len(score_files)} score files" if score_files else "")
+            + (f", and {len(label_files)} labels files" if label_files else "")
             + f"); need at least {tuning.MIN_POSITIONS}: give more games or a lower --min-ply")
     now = evaluation.tables(None if rule is None else int(rule))
     result = tuning.fit_tables(X, y, gi, now, l2=l2, holdout=holdout, seed=seed, scale=scale, patterns=patterns)
