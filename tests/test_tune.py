@@ -341,7 +341,7 @@ def test_tune_cli_distils_a_teachers_scores(tmp_path):
     ns = _printed(out)
     for got, want in ((ns["own"], tables.own), (ns["opp"], tables.opp)):
         for k in (C_F3, C_F3 - 2):                  # F3 and B3: common in these games
-            assert abs(int(got[k]) - int(want[k])) <= 0.2 * abs(int(want[k])) + 10, (k, got, want)
+            assert abs(int(got[k]) - int(want[k])) <= 0.2 * abs(int(want[k])) + 15, (k, got, want)
 
 
 def test_tune_cli_scores_errors(tmp_path):
@@ -367,25 +367,26 @@ def test_tune_cli_scores_errors(tmp_path):
 #: the teacher-scored positions the shipped tables are fitted to
 DATA = Path(__file__).resolve().parent.parent / "tools" / "data"
 
-FREESTYLE_FILES = ("pentazen_freestyle_scores.txt.gz", "pentazen_freestyle_scores_games2.txt.gz",
-                   "pentazen_freestyle_scores_lines.txt.gz", "pentazen_freestyle_scores_pv.txt.gz")
+#: freestyle: the classical engine's own searched games (the search as the teacher)
+FREESTYLE_LABELS = tuple(f"sprt20k_freestyle_{k}.labels" for k in range(1, 7))
 
 
 STANDARD_FILES = ("pentazen_standard_scores.txt.gz", "pentazen_standard_scores_games2.txt.gz",
                   "pentazen_standard_scores_lines.txt.gz", "pentazen_standard_scores_pv.txt.gz")
 
 
-@pytest.mark.parametrize("rule, files, positions", [
-    ("freestyle", FREESTYLE_FILES, 35572),
-    ("standard", STANDARD_FILES, 29184),
+@pytest.mark.parametrize("rule, option, files, holdout, positions", [
+    ("freestyle", "--labels", FREESTYLE_LABELS, "0.05", 805295),
+    ("standard", "--scores", STANDARD_FILES, "0", 29184),
 ])
-def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, positions, tmp_path):
-    """The distilled tables in engine/data/eval_tables.json are reproducible from the
-    repository: `--out` writes the rule's entry as it ships."""
+def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, option, files, holdout, positions, tmp_path):
+    """The fitted tables in engine/data/eval_tables.json are reproducible from the
+    repository: `--out` writes the rule's entry as it ships (freestyle's with the 5 % of the
+    games its fit held out, as it was fitted and tested)."""
     out = tmp_path / "fit.json"
-    args = ["tune", "--holdout", "0", "--out", str(out)]
+    args = ["tune", "--holdout", holdout, "--out", str(out)]
     for name in files:
-        args += ["--scores", str(DATA / name)]
+        args += [option, str(DATA / name)]
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
     assert r.output.startswith("games: ") and f"positions: {positions} " in r.output
@@ -534,7 +535,7 @@ def test_tune_cli_fits_the_tables_to_searched_labels(tmp_path):
     tables = evaluation.tables(int(Rule.FREESTYLE))
     for got, want in ((ns["own"], tables.own), (ns["opp"], tables.opp)):
         for k in (C_F3, C_F3 - 2):
-            assert abs(int(got[k]) - int(want[k])) <= 0.2 * abs(int(want[k])) + 10, (k, got, want)
+            assert abs(int(got[k]) - int(want[k])) <= 0.2 * abs(int(want[k])) + 15, (k, got, want)
     assert evaluation.load_tables(str(out_file))[int(Rule.FREESTYLE)].own.tolist() == ns["own"].tolist()
 
 
