@@ -364,25 +364,25 @@ def test_tune_cli_scores_errors(tmp_path):
     assert r.exit_code != 0 and len(r.output.strip().splitlines()) == 1 and ":1:" in r.output
 
 
-#: the teacher-scored positions the shipped tables are fitted to
+#: the searched labels the shipped tables are fitted to
 DATA = Path(__file__).resolve().parent.parent / "tools" / "data"
 
 #: freestyle: the classical engine's own searched games (the search as the teacher)
 FREESTYLE_LABELS = tuple(f"sprt20k_freestyle_{k}.labels" for k in range(1, 7))
 
 
-STANDARD_FILES = ("pentazen_standard_scores.txt.gz", "pentazen_standard_scores_games2.txt.gz",
-                  "pentazen_standard_scores_lines.txt.gz", "pentazen_standard_scores_pv.txt.gz")
+#: standard: the same, from the standard book's games
+STANDARD_LABELS = ("sprt20k_standard_1.labels",)
 
 
 @pytest.mark.parametrize("rule, option, files, holdout, positions", [
     ("freestyle", "--labels", FREESTYLE_LABELS, "0.05", 805295),
-    ("standard", "--scores", STANDARD_FILES, "0", 29184),
+    ("standard", "--labels", STANDARD_LABELS, "0.05", 48794),
 ])
 def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, option, files, holdout, positions, tmp_path):
     """The fitted tables in engine/data/eval_tables.json are reproducible from the
-    repository: `--out` writes the rule's entry as it ships (freestyle's with the 5 % of the
-    games its fit held out, as it was fitted and tested)."""
+    repository: `--out` writes the rule's entry as it ships (with the 5 % of the games its fit
+    held out, as it was fitted and tested)."""
     out = tmp_path / "fit.json"
     args = ["tune", "--holdout", holdout, "--out", str(out)]
     for name in files:

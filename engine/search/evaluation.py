@@ -19,19 +19,16 @@ The tables are data, not code: engine/data/eval_tables.json, a tables file (the 
 entry per rule. They are fitted, not guessed: `gomoku tune GAMES...` (engine.fit.tuning,
 Texel's method) fits the logistic of this evaluation to game results over the positions the
 leaf scores, and `gomoku tune --scores FILE` to a stronger engine's judgement of positions.
- - freestyle is fitted to the engine's own searches: the positions of 19,241 of its games at
-   20,000 nodes a move (tools/data/sprt20k_freestyle_*.labels), each labelled with its search's
-   score as a win probability blended with the game's result (`gomoku tune --holdout 0.05
-   --labels F1 ... --labels F6`). It beat the PentaZen-distilled tables before it by +29.5 Elo
-   (docs/strength.md): a deep search sees the tactics the counts cannot, and the fit weighs the
-   counts by what those tactics made of them.
- - standard is distilled from a stronger engine instead of fitted to results: positions
-   labelled with PentaZen's 200 ms search score turned into a win probability (how: the
-   files' headers). Game results say little per position (every position of a game gets
-   the same label); a teacher's score says what this position is worth. The four files in
-   tools/data (29184 positions), `gomoku tune --holdout 0 --scores F1 ... --scores F4 --out
-   FILE` gives its entry; what each file holds and how the fits were chosen against the ones
-   before them: docs/engine-history.md.
+ - freestyle and standard are fitted to the engine's own searches: the positions of its games
+   at 20,000 nodes a move (tools/data/sprt20k_{freestyle,standard}_*.labels), each labelled
+   with its search's score as a win probability blended with the game's result (`gomoku tune
+   --holdout 0.05 --labels F1 ... --labels Fn`: 805,295 freestyle positions, 48,794
+   standard). They beat the tables distilled from PentaZen's scores before them by +29.5 and
+   +33.9 Elo (docs/strength.md): a deep search sees the tactics the counts cannot, and the
+   fit weighs the counts by what those tactics made of them. Game results alone say little
+   per position (every position of a game gets the same label); a search's score says what
+   this position is worth. The PentaZen-scored files in tools/data remain, with how the
+   earlier fits were chosen (docs/engine-history.md).
  - renju, caro and caro5 share the common tables, fitted to game results of our matches
    (`gomoku tune --holdout 0 GAMES`); they weigh classes only (their pattern and pair tables
    are zero). A search given no rule uses them too.
