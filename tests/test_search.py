@@ -265,7 +265,8 @@ def test_iterative_vct_probe_finds_the_short_attack():
 def test_search_uses_the_rules_evaluation_tables():
     from gomoku.engine.search import evaluation, alphabeta
     for rule, own in [(Rule.STANDARD, evaluation.STANDARD_OWN_WEIGHTS),
-                      (Rule.FREESTYLE, evaluation.FREESTYLE_OWN_WEIGHTS), (Rule.RENJU, evaluation.OWN_WEIGHTS),
+                      (Rule.FREESTYLE, evaluation.FREESTYLE_OWN_WEIGHTS),
+                      (Rule.RENJU, evaluation.RULE_TABLES[Rule.RENJU].own), (Rule.CARO, evaluation.OWN_WEIGHTS),
                       (Rule.STANDARD, evaluation.STANDARD_OWN_WEIGHTS)]:
         b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8)], rule=rule)
         s = alphabeta.Searcher()
@@ -278,7 +279,8 @@ def test_search_uses_the_rules_pattern_and_pair_tables():
     from gomoku.engine.game.core import NUM_PAIRS, PAIR_COUNTS, PATTERN_COUNTS
     for rule, pown, popp in [
             (Rule.FREESTYLE, evaluation.FREESTYLE_PATTERN_OWN, evaluation.FREESTYLE_PAIR_OPP),
-            (Rule.RENJU, np.zeros(11), np.zeros(NUM_PAIRS)),
+            (Rule.RENJU, evaluation.RULE_TABLES[Rule.RENJU].pattern_own, evaluation.RULE_TABLES[Rule.RENJU].pair_opp),
+            (Rule.CARO, np.zeros(11), np.zeros(NUM_PAIRS)),
             (Rule.STANDARD, evaluation.STANDARD_PATTERN_OWN, evaluation.STANDARD_PAIR_OPP)]:
         b = Board.from_moves(15, [(7, 7), (8, 8), (7, 8)], rule=rule)
         s = alphabeta.Searcher()

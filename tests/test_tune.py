@@ -373,11 +373,14 @@ FREESTYLE_LABELS = tuple(f"sprt20k_freestyle_{k}.labels" for k in range(1, 7))
 
 #: standard: the same, from the standard book's games
 STANDARD_LABELS = ("sprt20k_standard_1.labels",)
+#: renju: the same, from the renju book's games
+RENJU_LABELS = ("sprt20k_renju_1.labels",)
 
 
 @pytest.mark.parametrize("rule, option, files, holdout, positions", [
     ("freestyle", "--labels", FREESTYLE_LABELS, "0.05", 805295),
     ("standard", "--labels", STANDARD_LABELS, "0.05", 48794),
+    ("renju", "--labels", RENJU_LABELS, "0.05", 51418),
 ])
 def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, option, files, holdout, positions, tmp_path):
     """The fitted tables in engine/data/eval_tables.json are reproducible from the
@@ -403,7 +406,7 @@ def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, option, files, h
 
 def test_the_shipped_tables_file_is_a_tables_file_with_every_rule():
     """The engine's tables are the data file, written as `gomoku tune --out` writes one, with an
-    entry for every rule; renju, caro and caro5 share the common tables (classes only)."""
+    entry for every rule; caro and caro5 share the common tables (classes only)."""
     text = evaluation.TABLES_FILE.read_text(encoding="utf-8")
     loaded = evaluation.load_tables(evaluation.TABLES_FILE)
     assert sorted(loaded) == [int(r) for r in Rule]
@@ -412,7 +415,7 @@ def test_the_shipped_tables_file_is_a_tables_file_with_every_rule():
         want = evaluation.tables(int(r))
         assert all(a.dtype == np.int32 and np.array_equal(a, b) for a, b in zip(want, loaded[int(r)]))
     common = evaluation.tables(None)
-    for r in (Rule.RENJU, Rule.CARO, Rule.CARO_EXACT):
+    for r in (Rule.CARO, Rule.CARO_EXACT):
         assert all(np.array_equal(a, b) for a, b in zip(loaded[int(r)], common))
     assert not common.pattern_own.any() and not common.pair_opp.any()
 
