@@ -48,6 +48,23 @@ def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tupl
         return tuning.extract(finished, min_ply=min_ply, on_game=lambda _r: bar.advance(task))
 
 
+def _read_labels(paths: tuple[str, ...], rule: Optional[Rule], lam: float, scale: float,
+                 progress: Optional[bool]) -> tuple[Rule, list[tuple[Any, Any, Any]]]:
+    """The labels files' positions for the fit, with a count of the positions read so far."""
+    from rich.console import Console
+    from rich.progress import Progress, TextColumn, TimeElapsedColumn
+
+    from gomoku.engine.fit.label_positions import read_label_rows
+
+    console = Console(stderr=True)
+    live = console.is_terminal if progress is None else progress
+    bar = Progress(TextColumn("[bold]reading labels"), TextColumn("{task.completed:,} positions"),
+                   TimeElapsedColumn(), console=console, transient=True, disable=not live)
+    with bar:
+        task = bar.add_task("labels", total=None)
+        return read_label_rows(paths, rule, lam, scale, on_game=lambda n: bar.update(task, completed=n))
+
+
 @click.command()
 @click.argument("games", nargs=-1, metavar="[GAMES]...")
 @click.option("--scores", "score_files", multiple=True, type=ExistingFile("scores"),
@@ -106,7 +123,8 @@ def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tupl
 @click.option("--plot-every", type=click.IntRange(0), default=50, show_default=True,
               help="(SPSA) Redraw paths.png every N iterations (0: at the end only).")
 @progress_option(help="Progress bar over games (default: when stderr is a terminal).")
-def tune(games: tuple[str, ...], score_files: tuple[str, ...], label_files: tuple[str, ...], lam: float, min_ply: int, rule: Optional[Rule],
+def tune(games: tuple[str, ...], score_files: tuple[str, ...], label_files: tuple[str, ...], lam: float,
+         min_ply: int, rule: Optional[Rule],
          l2: float, holdout: float, seed: int, scale: Optional[float], patterns: bool,
          out_path: Optional[str], eval_file: Optional[str], spsa_names: Optional[str], spsa_dir: Path,
          iterations: int, nodes: int, pairs: int, concurrency: int, openings: str, openings_from: int,
@@ -155,9 +173,8 @@ def tune(games: tuple[str, ...], score_files: tuple[str, ...], label_files: tupl
     try:
         rule, parts = tuning.read_scored(score_files, rule)
         if label_files:
-            from gomoku.engine.fit.label_positions import read_label_rows
             from gomoku.engine.search.learned import DEFAULT_EVAL_SCALE
-            rule, labelled = read_label_rows(label_files, rule, lam, DEFAULT_EVAL_SCALE)
+            rule, labelled = _read_labels(label_files, rule, lam, DEFAULT_EVAL_SCALE, progress)
             parts += labelled
     except (OSError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None

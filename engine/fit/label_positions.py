@@ -15,7 +15,7 @@ weights towards what those tactics made of such positions.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -78,11 +78,14 @@ def checked_games(path: Path, rule: Optional[Rule], width: int = 15,
         raise LabelFileError(f"{path}: {exc}") from None
 
 
-def read_label_rows(paths: Sequence[str | Path], rule: Optional[Rule], lam: float, scale: float
+def read_label_rows(paths: Sequence[str | Path], rule: Optional[Rule], lam: float, scale: float,
+                    on_game: Optional[Callable[[int], None]] = None
                     ) -> tuple[Rule, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
     """The kept positions of 15x15 labels files as the tables' fit takes them: the rule (`rule`,
     or when None the first game's) and per file (X, y, game_index), X the leaf_row features and
-    y `label_target`. LabelFileError for what `checked_games` refuses or a file of no position."""
+    y `label_target`; `on_game(positions so far)` after each game. LabelFileError for what
+    `checked_games` refuses or a file of no position."""
+    total = 0
     parts = []
     for path in map(Path, paths):
         rows: list[np.ndarray] = []
@@ -97,6 +100,9 @@ def read_label_rows(paths: Sequence[str | Path], rule: Optional[Rule], lam: floa
                 scores.append(int(game.scores[ply]))
                 results.append(game.result_for_mover(ply))
                 games.append(index)
+                total += 1
+            if on_game is not None:
+                on_game(total)
         if not rows:
             raise LabelFileError(f"{path}: no position the leaf evaluation scores")
         parts.append((np.stack(rows), label_target(np.array(scores), np.array(results), scale, lam),
