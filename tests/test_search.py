@@ -198,17 +198,17 @@ def test_interrupted_iteration_keeps_a_move_that_beat_the_first():
     from gomoku.engine.search import alphabeta
     b = Board.from_moves(15, PARTIAL_ITER, rule=Rule.STANDARD)
     # the iteration logic alone (no root probes, which can narrow the root moves)
-    done = alphabeta.search(b.state, max_depth=6, threat_probes=False)
-    deeper = alphabeta.search(b.state, max_depth=7, threat_probes=False)
-    assert done.depth == 6 and b.coords(done.move) == (7, 5)
-    assert deeper.depth == 7 and b.coords(deeper.move) == (7, 4)
-    # stopped inside depth 7 after (7, 4) beat the completed (7, 5) (at 2,400-2,500 nodes;
-    # (5, 7) did at 1,700-1,800): play the better move
-    cut = alphabeta.search(b.state, node_limit=3_000, threat_probes=False)
-    assert cut.depth == 6 and b.coords(cut.move) == (7, 4)
+    done = alphabeta.search(b.state, max_depth=5, threat_probes=False)
+    deeper = alphabeta.search(b.state, max_depth=6, threat_probes=False)
+    assert done.depth == 5 and b.coords(done.move) == (9, 5)
+    assert deeper.depth == 6 and b.coords(deeper.move) == (7, 7)
+    # stopped inside depth 6 after (7, 7) beat the completed (9, 5) (at 3,000-3,100 nodes;
+    # other moves did from 2,200 on): play the better move
+    cut = alphabeta.search(b.state, node_limit=3_200, threat_probes=False)
+    assert cut.depth == 5 and b.coords(cut.move) == (7, 7)
     # stopped before anything beat the first move: the last completed iteration's move
-    early = alphabeta.search(b.state, node_limit=1_500, threat_probes=False)
-    assert early.depth == 6 and b.coords(early.move) == (7, 5)
+    early = alphabeta.search(b.state, node_limit=2_100, threat_probes=False)
+    assert early.depth == 5 and b.coords(early.move) == (9, 5)
 
 
 # freestyle game 8 against PentaZen, white to move: depths 5-8 called (8, 5) a proven win

@@ -379,7 +379,7 @@ RENJU_LABELS = ("sprt20k_renju_1.labels",)
 
 @pytest.mark.parametrize("rule, files, lam, positions", [
     ("freestyle", FREESTYLE_LABELS, "1", 805295),
-    ("standard", STANDARD_LABELS, "0.7", 48794),
+    ("standard", STANDARD_LABELS, "1", 48794),
     ("renju", RENJU_LABELS, "0.7", 51418),
 ])
 def test_shipped_tables_are_the_fit_of_the_shipped_scores(rule, files, lam, positions, tmp_path):

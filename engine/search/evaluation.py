@@ -23,9 +23,9 @@ leaf scores, and `gomoku tune --scores FILE` to a stronger engine's judgement of
    at 20,000 nodes a move (tools/data/sprt20k_{freestyle,standard}_*.labels), each labelled
    with its search's score as a win probability blended with the game's result (`gomoku tune
    --holdout 0.05 --labels F1 ... --labels Fn`: 805,295 freestyle positions, 48,794
-   standard; freestyle with --lambda 1, the search's score alone). They beat the tables
-   distilled from PentaZen's scores before them by +29.5 (+25.5 more at lambda 1) and +33.9
-   Elo (docs/strength.md): a deep search sees the tactics the counts cannot, and the
+   standard; both with --lambda 1, the search's score alone). They beat the tables
+   distilled from PentaZen's scores before them by +29.5 and +33.9 Elo, and lambda 1 added
+   +25.5 and +61.5 (docs/strength.md): a deep search sees the tactics the counts cannot, and the
    fit weighs the counts by what those tactics made of them. Game results alone say little
    per position (every position of a game gets the same label); a search's score says what
    this position is worth. The PentaZen-scored files in tools/data remain, with how the
