@@ -32,17 +32,24 @@ def _load(paths: tuple[str, ...], rule: Optional[Rule]) -> list[Any]:
     return recs
 
 
-def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tuple[Any, Any, Any]:
-    """The finished games' positions, behind a progress bar on a terminal."""
+def _stderr_bar(progress: Optional[bool], *columns: Any) -> Any:
+    """A transient rich progress bar on stderr: shown on a terminal unless --progress says."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from gomoku.engine.fit import tuning
+    from rich.progress import Progress
 
     console = Console(stderr=True)
     live = console.is_terminal if progress is None else progress
-    bar = Progress(TextColumn("[bold]replaying games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=console, transient=True, disable=not live)
+    return Progress(*columns, console=console, transient=True, disable=not live)
+
+
+def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tuple[Any, Any, Any]:
+    """The finished games' positions, behind a progress bar on a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
+    from gomoku.engine.fit import tuning
+
+    bar = _stderr_bar(progress, TextColumn("[bold]replaying games"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn())
     with bar:
         task = bar.add_task("games", total=len(finished))
         return tuning.extract(finished, min_ply=min_ply, on_game=lambda _r: bar.advance(task))
@@ -51,15 +58,12 @@ def _replay(finished: list[Any], min_ply: int, progress: Optional[bool]) -> tupl
 def _read_labels(paths: tuple[str, ...], rule: Optional[Rule], lam: float, scale: float,
                  progress: Optional[bool]) -> tuple[Rule, list[tuple[Any, Any, Any]]]:
     """The labels files' positions for the fit, with a count of the positions read so far."""
-    from rich.console import Console
-    from rich.progress import Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import TextColumn, TimeElapsedColumn
 
     from gomoku.engine.fit.label_positions import read_label_rows
 
-    console = Console(stderr=True)
-    live = console.is_terminal if progress is None else progress
-    bar = Progress(TextColumn("[bold]reading labels"), TextColumn("{task.completed:,} positions"),
-                   TimeElapsedColumn(), console=console, transient=True, disable=not live)
+    bar = _stderr_bar(progress, TextColumn("[bold]reading labels"), TextColumn("{task.completed:,} positions"),
+                      TimeElapsedColumn())
     with bar:
         task = bar.add_task("labels", total=None)
         return read_label_rows(paths, rule, lam, scale, on_game=lambda n: bar.update(task, completed=n))
