@@ -24,6 +24,17 @@ def test_candidates_lie_on_the_board_near_one_another_and_reach_the_edges():
     assert 0.25 < ob.edge_share(ops, 15, 15) < 0.75
 
 
+def test_centre_candidates_lie_in_the_central_square_like_the_balanced_sets():
+    rng = random.Random(5)
+    ops = [ob.centre_candidate(rng, 15, 15, 5) for _ in range(300)]
+    for op in ops:
+        assert len(op) in ob.CENTRE_STONES and len(set(op)) == len(op)
+        assert all(5 <= x <= 9 and 5 <= y <= 9 for x, y in op)       # f6..j10, as the shipped sets
+    assert {len(op) for op in ops} == set(ob.CENTRE_STONES)
+    assert ob.edge_share(ops, 15, 15) == 0.0
+    assert len({x for op in ops for x, _ in op}) == 5                    # the whole square is drawn from
+
+
 def test_mirror_images_share_one_key_and_colours_matter():
     op = ((7, 7), (8, 8), (6, 9))
     mirrored = tuple((14 - x, y) for x, y in op)
@@ -52,6 +63,18 @@ def test_gomoku_openings_makes_a_book_and_goes_on_where_it_stopped(tmp_path):
     assert len({ob.canonical(op, 11, 11) for op in more}) == 5
     r = CliRunner().invoke(main, args + ["-n", "5"])
     assert r.exit_code == 0 and "5 openings already" in r.output
+
+
+def test_gomoku_openings_centre_makes_a_central_book(tmp_path):
+    book = tmp_path / "centre.txt"
+    r = CliRunner().invoke(main, ["openings", str(book), "-n", "2", "--nodes", "1000", "--margin", "400",
+                                  "--centre", "5", "--no-progress"])
+    assert r.exit_code == 0, r.output
+    ops = load_openings(book, 15, 15, "pos")
+    assert len(ops) == 2 and all(5 <= x <= 9 and 5 <= y <= 9 for op in ops for x, y in op)
+    head = book.read_text().splitlines()[:2]
+    assert "in the central 5x5" in head[0]
+    assert "--centre 5 --seed 1" in head[1]
 
 
 def test_every_kept_opening_is_judged_even_by_the_search():

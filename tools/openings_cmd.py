@@ -50,15 +50,18 @@ def _write(path: Path, openings: list[str], batches: int, command: str, what: st
               help="Nodes the search spends judging one candidate.")
 @click.option("--margin", type=click.IntRange(min=0), default=300, show_default=True,
               help="Keep a candidate the search scores within this of even (evaluation units).")
+@click.option("--centre", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Draw 3 to 6 stones anywhere in the central K x K square instead (the shape of the "
+                   "shipped balanced sets; 5 makes theirs); 0 = near one another anywhere on the board.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the candidates (batch k uses seed, k).")
 @click.option("-c", "--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Worker processes.")
 @progress_option("Progress bar (default: when stdout is a terminal).")
-def openings(out: Path, count: int, rule: Rule, size: int, nodes: int, margin: int, seed: int, concurrency: int,
-             progress: Optional[bool]) -> None:
+def openings(out: Path, count: int, rule: Rule, size: int, nodes: int, margin: int, centre: int, seed: int,
+             concurrency: int, progress: Optional[bool]) -> None:
     """Make (or extend) a book of COUNT balanced SIZE x SIZE openings in OUT: 3 to 5 stones
     near one another anywhere on the board, each kept when a NODES-node search scores it within
-    MARGIN of even; mirror images count once. Resumable: the file is rewritten atomically after
+    MARGIN of even; mirror images count once (--centre K: 3 to 6 stones in the central square). Resumable: the file is rewritten atomically after
     every batch and a rerun goes on where it stopped."""
     from gomoku.engine.match.opening_book import BATCH_SEED_STRIDE, BookSettings, canonical, find_balanced
     from gomoku.engine.match.openings import OpeningError, load_openings, to_pos_string
@@ -79,10 +82,11 @@ def openings(out: Path, count: int, rule: Rule, size: int, nodes: int, margin: i
             if key not in seen:
                 seen.add(key)
                 lines.append(to_pos_string(op))
-    what = f"balanced {size}x{size} {r.label} openings"
+    what = f"balanced {size}x{size} {r.label} openings" + (f" in the central {centre}x{centre}" if centre else "")
     command = shlex.join(["gomoku", "openings", out.name, "-n", str(count), "--rule", r.label, "--size", str(size),
-                          "--nodes", str(nodes), "--margin", str(margin), "--seed", str(seed)])
-    settings = BookSettings(size, size, r, nodes, margin)
+                          "--nodes", str(nodes), "--margin", str(margin)]
+                         + (["--centre", str(centre)] if centre else []) + ["--seed", str(seed)])
+    settings = BookSettings(size, size, r, nodes, margin, centre)
     if len(lines) >= count:
         click.echo(f"{out}: {len(lines)} openings already (asked for {count})")
         return

@@ -8,6 +8,11 @@ edges and in the corners come in their natural share; it is kept when the classi
 given `nodes` for the side to move, scores it within `margin` of even and finds no proven
 result. Duplicates under the board's symmetries are dropped.
 
+A centre book (`centre=k`) draws 3 to 6 stones anywhere in the central k x k square instead:
+the shape of the shipped Rapfi-judged balanced sets, whose 100 openings give only 200 games.
+Results on those openings and on the spread book can differ (a change tuned on one kind of
+position can lose on the other), so both kinds are worth a test.
+
 The worker functions run in pool processes; this module prints nothing (`gomoku openings`
 shows progress and writes the file).
 """
@@ -22,6 +27,8 @@ from gomoku.engine.match.openings import Move, Opening
 
 #: stones an opening has: short enough that the game is still open, long enough to differ
 STONES = (3, 4, 5)
+#: stones of a centre-book opening (as the Rapfi-judged balanced sets have)
+CENTRE_STONES = (3, 4, 5, 6)
 #: how far (Chebyshev) a stone may lie from the anchor, and from an earlier stone
 SPREAD, REACH = 3, 2
 #: batch k of a book made with seed s draws its candidates from seed s * STRIDE + k
@@ -35,6 +42,16 @@ class BookSettings:
     rule: Rule = Rule.FREESTYLE
     nodes: int = 20_000          # the search that judges a candidate (deterministic)
     margin: int = 300            # |score| at most this (evaluation units, about 5 x Rapfi's: its +-60)
+    centre: int = 0              # k > 0: stones only in the central k x k square (0: the whole board)
+
+
+def centre_candidate(rng: random.Random, width: int, height: int, side: int) -> Opening:
+    """3 to 6 distinct stones drawn uniformly in the central side x side square (black first)."""
+    side_x, side_y = min(side, width), min(side, height)
+    x0, y0 = (width - side_x) // 2, (height - side_y) // 2
+    cells = [(x0 + i, y0 + j) for j in range(side_y) for i in range(side_x)]
+    k = min(rng.choice(CENTRE_STONES), len(cells))
+    return tuple(rng.sample(cells, k))
 
 
 def candidate(rng: random.Random, width: int, height: int) -> Opening:
@@ -103,7 +120,8 @@ def find_balanced(seed: int, attempts: int, settings: BookSettings) -> list[tupl
     searcher = Searcher()
     out = []
     for _ in range(attempts):
-        op = candidate(rng, settings.width, settings.height)
+        op = (centre_candidate(rng, settings.width, settings.height, settings.centre) if settings.centre
+              else candidate(rng, settings.width, settings.height))
         score = judge(op, settings, searcher)
         if score is not None and abs(score) <= settings.margin:
             out.append((op, score))
