@@ -109,3 +109,24 @@ def test_the_shipped_books_hold_thousands_of_distinct_openings(rule):
     assert ob.edge_share(ops, 15, 15) > 0.2
     central = sum(all(5 <= x <= 9 and 5 <= y <= 9 for x, y in op) for op in ops)
     assert central < len(ops) // 10          # the central openings are -o balanced's
+
+
+def test_the_shipped_central_book_keeps_every_stone_in_the_central_square():
+    """`-o centre` (engine/data/centre15_freestyle.txt): a thousand distinct legal openings
+    with every stone in the central 5x5, the kind the balanced sets hold, for tests of
+    thousands of games on central openings."""
+    from gomoku.engine.game.rules import Rule
+    from gomoku.engine.match.openings import centre_openings, check_openings
+    ops = centre_openings(15, 15, Rule.FREESTYLE)
+    assert len(ops) >= 1000
+    check_openings(ops, 15, 15, Rule.FREESTYLE)
+    assert len({ob.canonical(op, 15, 15) for op in ops}) == len(ops)
+    assert all(5 <= x <= 9 and 5 <= y <= 9 for op in ops for x, y in op)
+
+
+def test_match_on_a_board_without_a_central_book_is_one_line_of_error():
+    """The central books are 15x15: `gomoku match -o centre` on 20x20 names what exists."""
+    r = CliRunner().invoke(main, ["match", "random", "random", "-n", "2", "-o", "centre",
+                                  "--size", "20", "--no-progress"])
+    assert r.exit_code != 0 and "Traceback" not in r.output
+    assert "central book exists for 15x15 freestyle" in r.output and "here 20x20" in r.output

@@ -24,7 +24,7 @@ import click
 from gomoku.engine.match.arena import (GameJob, GameResult, GameSettings, Match, MatchSettings, MatchSummary,
                                  SprtSettings, probe_player)
 from gomoku.engine.match.openings import (OpeningError, balanced_openings, book_openings, builtin_openings,
-                                          check_openings, default_openings, load_openings)
+                                          centre_openings, check_openings, default_openings, load_openings)
 from gomoku.engine.match.players import PlayerError, SpecError, check_game_fit, match_board, parse_spec
 from gomoku.engine.match.specs import kinds_help
 from gomoku.engine.game.rules import Rule
@@ -158,6 +158,7 @@ class _View:
 @click.option("-o", "--openings", default="auto", show_default=True,
               help="'balanced' (100 openings Rapfi judged even: 15x15 freestyle/standard), 'book' (the "
                    "engine's own 15x15 book of thousands over the whole board: freestyle, standard, renju), "
+                   "'centre' (its book of thousands in the central 5x5), "
                    "'builtin' (26 classical 3-stone openings), 'auto' (balanced where it exists, else builtin), "
                    "'none', or a file (pos h8i9j7 or offset -1,0, 0,1).")
 @click.option("--replay", is_flag=True,
@@ -383,6 +384,8 @@ def choose_openings(openings: str, openings_format: str, width: int, height: int
             ops = balanced_openings(width, height, rule)
         elif openings.lower() == "book":
             ops = book_openings(width, height, rule)
+        elif openings.lower() == "centre":
+            ops = centre_openings(width, height, rule)
         elif openings.lower() == "auto":
             ops = default_openings(width, height, rule)
         elif openings.lower() == "none":

@@ -90,20 +90,36 @@ def balanced_openings(width: int, height: Optional[int], rule: Rule) -> list[Ope
 #: rule -> file in engine/data with the engine's own book (`gomoku openings`: thousands of
 #: openings over the whole board, for tests of thousands of games)
 _BOOK_FILES = {r: f"book15_{r.label}.txt" for r in (Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU)}
+#: rule -> file in engine/data with the engine's central book (`gomoku openings --centre 5`:
+#: the kind of opening tournaments and the balanced sets start from, in the thousands)
+_CENTRE_FILES = {r: f"centre15_{r.label}.txt" for r in (Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU)}
+
+
+def _shipped_book(files: dict[Rule, str], what: str, width: int, height: Optional[int],
+                  rule: Rule) -> list[Opening]:
+    """One of the engine's own 15x15 books, or OpeningError naming the rules it exists for."""
+    height = width if height is None else height
+    data = Path(__file__).resolve().parent.parent / "data"
+    name = files.get(Rule(rule))
+    if name is None or (width, height) != (BALANCED_SIZE, BALANCED_SIZE) or not (data / name).is_file():
+        have = ", ".join(r.label for r, f in files.items() if (data / f).is_file())
+        raise OpeningError(f"the {what} exists for {BALANCED_SIZE}x{BALANCED_SIZE} {have} only "
+                           f"(here {width}x{height} {Rule(rule).label}); make one with gomoku openings")
+    return load_openings(data / name, width, height, "pos")
 
 
 def book_openings(width: int, height: Optional[int], rule: Rule) -> list[Opening]:
     """The shipped book of 15x15 openings for the rule, made and judged by the classical
     search itself (`gomoku openings`): stones anywhere on the board, edges and corners in
     their natural share. OpeningError where no book was made."""
-    height = width if height is None else height
-    name = _BOOK_FILES.get(Rule(rule))
-    path = Path(__file__).resolve().parent.parent / "data" / (name or "")
-    if name is None or (width, height) != (BALANCED_SIZE, BALANCED_SIZE) or not path.is_file():
-        raise OpeningError(f"the opening book exists for {BALANCED_SIZE}x{BALANCED_SIZE} "
-                           + ", ".join(r.label for r in _BOOK_FILES if (path.parent / _BOOK_FILES[r]).is_file())
-                           + f" only (here {width}x{height} {Rule(rule).label}); make one with gomoku openings")
-    return load_openings(path, width, height, "pos")
+    return _shipped_book(_BOOK_FILES, "opening book", width, height, rule)
+
+
+def centre_openings(width: int, height: Optional[int], rule: Rule) -> list[Opening]:
+    """The shipped central book: openings judged even by the classical search with every stone
+    in the central 5x5, like the balanced sets but in the thousands. A change can gain on
+    spread openings and lose on central ones (docs/strength.md), so a test needs both kinds."""
+    return _shipped_book(_CENTRE_FILES, "central book", width, height, rule)
 
 
 def default_openings(width: int, height: Optional[int], rule: Rule) -> list[Opening]:
